@@ -1,0 +1,223 @@
+"""Verilog/SystemVerilog RTL: Icarus compile + simulation, Yosys structural checks, Verilator lint.
+
+One sandboxed call compiles and simulates; the compiled program reaches vvp through a FIFO after the
+testbench sources are deleted, and /proc is absent, so the design cannot read the secret verdict tag.
+Per-task options (task.toml [options]):
+  top            module the candidate must define (used by Yosys/Verilator)
+  testbench      bundle file with the self-checking testbench (default: testbench.sv/.v, tb.sv/.v)
+  design_file    name the candidate is written to (default design.sv)
+  hidden_modules bundle modules renamed per evaluation so a candidate cannot instantiate them
+  pass_pattern / fail_pattern / count_pattern   regexes over the testbench's own lines
+  synth          "check" (default: latches, loops, multiple drivers fail; parse limits of Yosys are
+                 tolerated), "strict" (Yosys must parse too) or "off"
+  allow_latches  do not fail on inferred latches
+  lint           run Verilator lint after a passing simulation (default false)
+  plusargs       extra vvp +args
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shlex
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ecot import sandbox
+from ecot.backends import rtl_logs as logs
+from ecot.backends.base import Backend
+from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, infra_error, truncate_log
+from ecot.task import Task
+
+SYNTAX_ERROR = "Syntax_Error"
+ELABORATION_ERROR = "Elaboration_Error"
+SIMULATION_MISMATCH = "Simulation_Mismatch"
+SYNTHESIS_ERROR = "Synthesis_Error"
+LINT_ERROR = "Lint_Error"
+
+DEFAULT_PASS = r"Mismatches: 0 in \d+ samples"
+DEFAULT_COUNT = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
+TESTBENCH_NAMES = ("testbench.sv", "testbench.v", "tb.sv", "tb.v")
+SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh")
+COMPILE_FAILED = 97
+LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
+
+
+class RtlBackend(Backend):
+    domain = "rtl"
+    labels: ClassVar[tuple[str, ...]] = (
+        PASS,
+        SYNTAX_ERROR,
+        ELABORATION_ERROR,
+        SIMULATION_MISMATCH,
+        SYNTHESIS_ERROR,
+        LINT_ERROR,
+        TIMEOUT,
+        RESOURCE_LIMIT,
+    )
+    tools = ("iverilog", "vvp", "yosys", "verilator")
+    install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        opts = task.options
+        with sandbox.workdir("ecot-rtl-") as work:
+            outcome = self._simulate(task, candidate, work)
+            if outcome.passed or outcome.label == TIMEOUT:
+                outcome = self._structural_checks(task, candidate, work, outcome, opts)
+            if outcome.passed and opts.get("lint", False):
+                outcome = self._lint(task, candidate, work, outcome)
+        return outcome
+
+    # -- compile + simulate -------------------------------------------------------------------
+    def _simulate(self, task: Task, candidate: str, work: Path) -> Outcome:
+        tag = logs.new_tag()
+        bench_dir = f".tb-{secrets.token_hex(6)}"
+        tb_name = _testbench_name(task)
+        design = str(task.option("design_file", "design.sv"))
+        renames = _hidden_renames(task)
+        sources = [design]
+        tb_source = ""
+        for name, text in task.files.items():
+            if name.endswith(SOURCE_SUFFIXES):
+                text = _rename_modules(text, renames)
+                if name == tb_name:
+                    tb_source = text
+                    text = logs.tag_testbench(text, tag)
+                if name.endswith((".v", ".sv")):
+                    sources.append(f"{bench_dir}/{name}")
+                sandbox.write_files(work / bench_dir, {name: text})
+            else:
+                sandbox.write_files(work, {name: text})
+        sandbox.write_files(work, {design: candidate})
+        top = task.option("tb_top") or logs.top_testbench_module(tb_source)
+        if top is None:
+            return infra_error(f"task {task.id}: no module found in testbench {tb_name}")
+        script = _driver_script(str(top), sources, bench_dir, task.option("plusargs", []))
+        result = sandbox.run(["sh", "-c", script], work, task.limits, proc_fs=False)
+        return _sim_outcome(task, result, tag, {f"{bench_dir}/": "", **{v: k for k, v in renames.items()}})
+
+    # -- Yosys ------------------------------------------------------------------------------------
+    def _structural_checks(self, task: Task, candidate: str, work: Path, sim: Outcome, opts: Any) -> Outcome:
+        mode = str(opts.get("synth", "check"))
+        top = opts.get("top") or _only_module(candidate)
+        if mode == "off" or top is None:
+            return sim
+        synth_dir = work / "synth"
+        synth_dir.mkdir()
+        sandbox.write_files(synth_dir, {"design.sv": candidate})
+        script = f"read_verilog -sv design.sv; synth -top {top} -flatten"
+        result = sandbox.run(["yosys", "-p", script], synth_dir, task.limits.scaled(output_kb=4096))
+        findings = logs.read_yosys(result.output)
+        metrics = {**sim.metrics, **findings.metrics}
+        if result.timed_out:
+            return _with(sim, metrics=metrics, note="yosys timed out; structural checks skipped")
+        if not findings.parsed:
+            if mode == "strict":
+                return Outcome(SYNTHESIS_ERROR, f"yosys rejected the design: {findings.first_error}", truncate_log(result.output), metrics)
+            note = f"yosys could not read the design ({findings.first_error}); structural checks skipped"
+            return _with(sim, metrics={**metrics, "synth_skipped": True}, note=note)
+        problems = [p for p in findings.problems if not (opts.get("allow_latches") and "latch" in p)]
+        if problems:
+            what = "; ".join(problems[:3])
+            prefix = "simulation hung; " if sim.label == TIMEOUT else ""
+            return Outcome(SYNTHESIS_ERROR, f"{prefix}{what}", truncate_log(sim.log + "\n" + result.output), metrics)
+        return _with(sim, metrics=metrics)
+
+    # -- Verilator ---------------------------------------------------------------------------------
+    def _lint(self, task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
+        lint_dir = work / "lint"
+        lint_dir.mkdir()
+        sandbox.write_files(lint_dir, {"design.sv": candidate})
+        argv = ["verilator", "--lint-only", *task.option("lint_flags", LINT_FLAGS), "design.sv"]
+        if task.option("top"):
+            argv += ["--top-module", str(task.option("top"))]
+        result = sandbox.run(argv, lint_dir, task.limits)
+        findings = logs.read_verilator(result.output)
+        if result.returncode != 0 or findings:
+            first = findings[0] if findings else result.output.strip()[:300]
+            return Outcome(LINT_ERROR, first, truncate_log(result.output), {**sim.metrics, "lint_findings": len(findings)})
+        return sim
+
+
+def _driver_script(top: str, sources: list[str], bench_dir: str, plusargs: list[str]) -> str:
+    compile_cmd = shlex.join(["iverilog", "-g2012", "-s", top, "-o", "c.vvp", *sources])
+    run_cmd = shlex.join(["vvp", "-n", "sim.vvp", *[str(a) for a in plusargs]])
+    return (
+        f"{compile_cmd} >compile.log 2>&1 || {{ cat compile.log; exit {COMPILE_FAILED}; }}\n"
+        f"rm -rf {shlex.quote(bench_dir)}\n"
+        "exec 3<c.vvp; rm -f c.vvp; mkfifo sim.vvp\n"
+        "cat <&3 >sim.vvp & exec 3<&-\n"
+        f"exec {run_cmd}\n"
+    )
+
+
+def _sim_outcome(task: Task, result: sandbox.ExecResult, tag: str, renames: dict[str, str]) -> Outcome:
+    if result.returncode == COMPILE_FAILED and not result.timed_out:
+        return _compile_outcome(result, renames)
+    log = truncate_log(_apply(logs.strip_tag(result.output, tag), renames))
+    lines = logs.trusted_lines(result.output, tag)
+    limit = task.limits
+    if result.output_overflow:
+        return Outcome(RESOURCE_LIMIT, f"simulation output exceeded {limit.output_kb} KiB and was stopped", log)
+    if result.timed_out:
+        last = f" (last testbench line: {lines[-1][:160]})" if lines else ""
+        return Outcome(TIMEOUT, f"simulation did not finish within {limit.wall_s:g} s{last}", log)
+    verdict = logs.judge_simulation(
+        lines,
+        str(task.option("pass_pattern", DEFAULT_PASS)),
+        task.option("fail_pattern"),
+        task.option("count_pattern", DEFAULT_COUNT),
+    )
+    metrics: dict[str, Any] = {**verdict.metrics, "sim_s": round(result.wall_s, 4)}
+    if verdict.passed:
+        return Outcome(PASS, verdict.diagnostic, log, metrics)
+    diagnostic = verdict.diagnostic
+    if result.signal:
+        diagnostic = f"simulator killed by signal {result.signal} (resource limit?); {diagnostic}"
+    return Outcome(SIMULATION_MISMATCH, diagnostic, log, metrics)
+
+
+def _compile_outcome(result: sandbox.ExecResult, renames: dict[str, str]) -> Outcome:
+    log = _apply(result.output, renames)
+    verdict = logs.classify_compile(log, {})
+    label = SYNTAX_ERROR if verdict.syntax else ELABORATION_ERROR
+    return Outcome(label, verdict.diagnostic, truncate_log(log))
+
+
+def _testbench_name(task: Task) -> str:
+    name = task.option("testbench")
+    if name:
+        if name not in task.files:
+            raise ValueError(f"task {task.id}: testbench file {name!r} is not in the bundle")
+        return str(name)
+    for candidate in TESTBENCH_NAMES:
+        if candidate in task.files:
+            return candidate
+    raise ValueError(f"task {task.id}: no testbench (set options.testbench or add testbench.sv)")
+
+
+def _hidden_renames(task: Task) -> dict[str, str]:
+    suffix = secrets.token_hex(4)
+    return {name: f"{name}_{suffix}" for name in task.option("hidden_modules", [])}
+
+
+def _rename_modules(text: str, renames: dict[str, str]) -> str:
+    for old, new in renames.items():
+        text = re.sub(rf"\b{re.escape(old)}\b", new, text)
+    return text
+
+
+def _apply(text: str, renames: dict[str, str]) -> str:
+    for old, new in renames.items():
+        text = text.replace(old, new)
+    return text
+
+
+def _only_module(source: str) -> str | None:
+    modules = logs.declared_modules(source)
+    return modules[0] if len(modules) == 1 else None
+
+
+def _with(outcome: Outcome, metrics: dict[str, Any] | None = None, note: str = "") -> Outcome:
+    log = f"{outcome.log}\n[ecot] {note}" if note else outcome.log
+    return Outcome(outcome.label, outcome.diagnostic, log, metrics if metrics is not None else outcome.metrics)

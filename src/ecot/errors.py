@@ -1,0 +1,28 @@
+"""Errors that name what is wrong and where, for users and for the harness."""
+
+from __future__ import annotations
+
+
+class EcotError(Exception):
+    """Base class: a problem ecot reports to the user with a clear message."""
+
+
+class TaskFormatError(EcotError):
+    """A task file or suite is malformed; the message names the file and field."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+
+
+class ToolMissingError(EcotError):
+    """A backend's toolchain is not installed."""
+
+    def __init__(self, tool: str, hint: str = "") -> None:
+        text = f"required tool '{tool}' was not found on PATH"
+        super().__init__(f"{text} ({hint})" if hint else text)
+        self.tool = tool
+
+
+class UnknownNameError(EcotError):
+    """A registry lookup for a name nobody registered."""
