@@ -1,0 +1,56 @@
+"""`ecot` entry point. Each subcommand lives in its own module with add_arguments() and run()."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from ecot import __version__
+from ecot.errors import EcotError
+
+# name -> (module, one-line help). Modules import heavy dependencies inside run() only.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("ecot.cli.check", "run one candidate file against one task and print the outcome"),
+    "eval": ("ecot.cli.evaluate", "evaluate reference solutions (or candidates) of a suite; print the outcome table"),
+    "import": ("ecot.cli.import_suite", "convert a public benchmark layout (RTLLM, VerilogEval) into an ecot suite"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ecot",
+        description="Execution-grounded reasoning data for industrial code: real toolchains, "
+        "multi-turn repair, a learned world model, ECoT folding.",
+    )
+    parser.add_argument("--version", action="version", version=f"ecot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except EcotError as err:
+        print(f"ecot: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ecot: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Pulling reasoning and code out of raw model answers."""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+\-.]*)[^\n]*\n(.*?)```", re.DOTALL)
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_OPEN_THINK = re.compile(r"^\s*<think>(.*)$", re.DOTALL)
+
+DOMAIN_FENCES: dict[str, tuple[str, ...]] = {
+    "rtl": ("verilog", "systemverilog", "sv", "v"),
+    "gpu": ("python", "py", "cuda", "cpp"),
+    "cad": ("python", "py"),
+    "firmware": ("c", "cpp"),
+    "asm": ("asm", "assembly", "nasm", "gas", "s", "x86asm"),
+    "python": ("python", "py", "python3"),
+}
+
+
+def split_thinking(raw: str) -> tuple[str, str]:
+    """(reasoning, answer): a <think>...</think> block, or an unclosed <think> taking everything."""
+    match = _THINK.search(raw)
+    if match:
+        return match.group(1).strip(), (raw[: match.start()] + raw[match.end() :]).strip()
+    open_only = _OPEN_THINK.match(raw)
+    if open_only:
+        return open_only.group(1).strip(), ""
+    return "", raw.strip()
+
+
+def extract_code(answer: str, domain: str) -> str | None:
+    """The last fenced block tagged with the domain's language, else the last fenced block."""
+    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(answer)]
+    blocks = [(lang, body) for lang, body in blocks if body.strip()]
+    if not blocks:
+        return None
+    preferred = [body for lang, body in blocks if lang in DOMAIN_FENCES.get(domain, ())]
+    return (preferred or [body for _, body in blocks])[-1].strip() + "\n"
