@@ -1,30 +1,37 @@
 """The one sandboxed runner every backend uses for untrusted work.
 
 Isolation: bubblewrap (no network, read-only system, a private writable work dir, no home, a clean
-environment, its own PID namespace so a timeout kills every descendant). Limits: CPU time, wall time,
-address space, file size, process count (rlimits) and a cap on captured output. When running as root
-the candidate also runs under a throw-away unprivileged uid, so the process limit is enforced and
-nothing of root's is readable. Without bubblewrap the runner warns once and keeps the limits only.
+environment, a private PID namespace so a timeout ends every descendant). Limits: CPU time, wall time,
+address space, file size, process count (rlimits) and a cap on captured output. As root, candidates
+run under a throw-away unprivileged uid, so the process limit binds and root's files stay closed.
+Without bubblewrap the runner warns once and keeps the limits only.
+
+Speed: starting a bubblewrap sandbox costs a few milliseconds, as much as a small simulation. Jobs
+that need no /proc therefore run in one long-lived sandbox per process, whose supervisor (PID 1 in
+there) ends every leftover process and empties /tmp after each job. Jobs that need /proc or extra
+read-only paths get a fresh sandbox each.
 """
 
 from __future__ import annotations
 
+import atexit
+import base64
 import itertools
 import logging
 import os
 import resource
-import selectors
+import select
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
 import threading
-import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
+from ecot import _supervisor
 from ecot.task import Limits
 
 log = logging.getLogger(__name__)
@@ -33,8 +40,17 @@ BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 _SYSTEM_RO = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
 _ETC_RO = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
 _UID_BASE, _UID_SPAN = 200_000, 50_000
+_TMP_BYTES = 256 * 1024 * 1024
+INNER_ROOT = "/ecot"
+SERVER_PROCS = 512
+SERVER_FILE_BYTES = 1 << 30
 _uid_counter = itertools.count()
 _warned = threading.Event()
+_bwrap_cache: list[bool] = []
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not the program inside it)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +65,7 @@ class ExecResult:
 
     @property
     def signal(self) -> int | None:
-        """The signal that ended the program, if any (also through bubblewrap's 128+N convention)."""
+        """The signal that ended the program, if any (also through a shell's 128+N convention)."""
         code = self.returncode
         if code is None:
             return None
@@ -71,25 +87,25 @@ class ExecResult:
 def bwrap_available() -> bool:
     if os.environ.get("ECOT_SANDBOX") == "rlimits":
         return False
-    return _bwrap_works()
-
-
-_bwrap_cache: list[bool] = []
-
-
-def _bwrap_works() -> bool:
     if not _bwrap_cache:
         exe = shutil.which("bwrap")
         ok = False
         if exe:
             probe = subprocess.run(
-                [exe, "--unshare-all", "--die-with-parent", *_ro_system_args(), "--proc", "/proc", "true"],
-                capture_output=True,
-                timeout=20,
+                [exe, "--unshare-all", "--die-with-parent", *_ro_system_args(), "true"], capture_output=True, timeout=20
             )
             ok = probe.returncode == 0
         _bwrap_cache.append(ok)
     return _bwrap_cache[0]
+
+
+def warn_unisolated_once() -> None:
+    if not _warned.is_set():
+        _warned.set()
+        log.warning(
+            "bubblewrap (bwrap) is unavailable or disabled: candidates run with resource limits only, "
+            "without network or file-system isolation. Install bubblewrap for real isolation."
+        )
 
 
 def _ro_system_args() -> list[str]:
@@ -102,19 +118,15 @@ def _ro_system_args() -> list[str]:
     return args
 
 
-def warn_unisolated_once() -> None:
-    if not _warned.is_set():
-        _warned.set()
-        log.warning(
-            "bubblewrap (bwrap) is unavailable or disabled: candidates run with resource limits only, "
-            "without network or file-system isolation. Install bubblewrap for real isolation."
-        )
+def _work_root() -> Path:
+    return Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
 
 
 @contextmanager
 def workdir(prefix: str = "ecot-") -> Iterator[Path]:
     """A private scratch folder for one evaluation, removed afterwards whatever happens."""
-    base = Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
+    server = _server() if bwrap_available() else None
+    base = server.root if server else _work_root()
     base.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
     path.chmod(0o755)
@@ -131,6 +143,21 @@ def write_files(folder: Path, files: Mapping[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class Step:
+    """One command of a sandboxed pipeline.
+
+    feeds: files delivered through named pipes in the work dir, readable once (opening one again
+    blocks), so a program cannot re-read e.g. a testbench holding a secret. feed_files: pipe name ->
+    a file an earlier step wrote, moved into a read-once pipe for this step.
+    """
+
+    argv: Sequence[str]
+    feeds: Mapping[str, bytes] = field(default_factory=dict)
+    feed_files: Mapping[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
+
+
 def run(
     argv: Sequence[str],
     cwd: Path,
@@ -139,67 +166,190 @@ def run(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     ro_paths: Sequence[str] = (),
-    proc_fs: bool = True,
+    proc_fs: bool = False,
+    feeds: Mapping[str, bytes] | None = None,
 ) -> ExecResult:
-    """Run argv inside the sandbox with cwd as its only writable folder.
+    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds)."""
+    step = Step(argv, feeds or {}, stdin=stdin)
+    return run_steps([step], cwd, limits, env=env, ro_paths=ro_paths, proc_fs=proc_fs)[0]
 
-    proc_fs=False leaves /proc out, so the program cannot read its own memory or open files of others.
+
+def run_steps(
+    steps: Sequence[Step],
+    cwd: Path,
+    limits: Limits,
+    *,
+    env: Mapping[str, str] | None = None,
+    ro_paths: Sequence[str] = (),
+    proc_fs: bool = False,
+) -> list[ExecResult]:
+    """Run steps in order in one sandbox, stopping after the first that fails; one result per step run.
+
+    proc_fs=True mounts /proc (some toolchains need it) at the price of a fresh sandbox per call.
     """
     cwd = Path(cwd).resolve()
     isolated = bwrap_available()
     if not isolated:
         warn_unisolated_once()
-    uid = _sandbox_uid()
-    if uid is not None:
-        _chown_tree(cwd, uid)
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
-    command = _bwrap_prefix(cwd, environment, limits, ro_paths, proc_fs) + list(argv) if isolated else list(argv)
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=_limiter(limits, uid),
-    )
-    if stdin is not None:
-        threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
-    out, err, timed_out, overflow = _collect(proc, limits, start)
-    returncode = _reap(proc)
-    if uid is not None and not isolated:
-        _kill_uid(uid)
+    jobs = [_job(step, cwd, environment, limits) for step in steps]
+    server = _server() if isolated and not proc_fs and not ro_paths else None
+    if server is not None and cwd.is_relative_to(server.root):
+        reply = server.run(jobs)
+    else:
+        reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
+    if "error" in reply:
+        raise SandboxError(reply["error"])
+    return [_result(r, isolated) for r in reply["results"]]
+
+
+def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str, Any]:
+    return {
+        "argv": list(step.argv),
+        "cwd": str(cwd),
+        "env": env,
+        "limits": limits.to_dict(),
+        "stdin": base64.b64encode(step.stdin).decode() if step.stdin is not None else None,
+        "feeds": {name: base64.b64encode(data).decode() for name, data in step.feeds.items()},
+        "feed_files": dict(step.feed_files),
+    }
+
+
+def _result(raw: dict[str, Any], isolated: bool) -> ExecResult:
     return ExecResult(
-        returncode=returncode,
-        stdout=out.decode("utf-8", "replace"),
-        stderr=err.decode("utf-8", "replace"),
-        timed_out=timed_out,
-        output_overflow=overflow,
-        wall_s=time.monotonic() - start,
+        returncode=raw["returncode"],
+        stdout=base64.b64decode(raw["stdout"]).decode("utf-8", "replace"),
+        stderr=base64.b64decode(raw["stderr"]).decode("utf-8", "replace"),
+        timed_out=raw["timed_out"],
+        output_overflow=raw["output_overflow"],
+        wall_s=raw["wall_s"],
         isolated=isolated,
     )
 
 
-def _bwrap_prefix(
-    cwd: Path, env: Mapping[str, str], limits: Limits, ro_paths: Sequence[str], proc_fs: bool
-) -> list[str]:
-    args = ["bwrap", "--unshare-all", "--die-with-parent", *_ro_system_args()]
-    for path in ro_paths:
-        if os.path.exists(path):
-            args += ["--ro-bind", path, path]
-    args += ["--proc", "/proc"] if proc_fs else []
-    args += ["--dev", "/dev"]
-    args += ["--size", str(limits.file_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-    args += ["--bind", str(cwd), str(cwd), "--chdir", str(cwd), "--clearenv"]
-    for key, value in env.items():
-        args += ["--setenv", key, value]
-    return args
+def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: Sequence[str], proc_fs: bool) -> dict[str, Any]:
+    """A fresh sandbox per step (or only rlimits, without bubblewrap)."""
+    uid = _sandbox_uid()
+    if uid is not None:
+        _chown_tree(cwd, uid)
+    prefix: list[str] = []
+    if isolated:
+        prefix = ["bwrap", "--unshare-all", "--die-with-parent", *_ro_system_args()]
+        for path in ro_paths:
+            if os.path.exists(path):
+                prefix += ["--ro-bind", path, path]
+        prefix += ["--proc", "/proc"] if proc_fs else []
+        prefix += ["--dev", "/dev", "--size", str(_TMP_BYTES), "--tmpfs", "/tmp"]
+        prefix += ["--bind", str(cwd), str(cwd), "--chdir", str(cwd), "--clearenv"]
+        for key, value in jobs[0]["env"].items():
+            prefix += ["--setenv", key, value]
+    elif uid is None:
+        jobs = [{**job, "limits": {**job["limits"], "procs": _user_process_count() + job["limits"]["procs"]}} for job in jobs]
+    jobs = [{**job, "argv": prefix + job["argv"]} for job in jobs]
+    try:
+        return {"results": _supervisor.run_jobs(jobs, uid)}
+    finally:
+        if uid is not None and not isolated:
+            _kill_uid(uid)
+
+
+class SandboxServer:
+    """A long-lived bubblewrap sandbox running the supervisor; jobs run in folders under `root`."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=_work_root()))
+        self.root.chmod(0o755)
+        self.uid = _sandbox_uid()
+        if self.uid is not None:
+            os.chown(self.root, self.uid, self.uid)
+        self._lock = threading.Lock()
+        self._proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        python, extra = _supervisor_python()
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *_ro_system_args(), *extra]
+        args += ["--dev", "/dev", "--size", str(_TMP_BYTES), "--tmpfs", "/tmp"]
+        args += ["--bind", str(self.root), INNER_ROOT, "--chdir", INNER_ROOT, "--clearenv"]
+        args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", Path(_supervisor.__file__).read_text()]
+        uid = self.uid
+        procs = SERVER_PROCS if uid is not None else _user_process_count() + SERVER_PROCS
+
+        def drop() -> None:
+            # hard ceilings for everything in this sandbox; each job then gets its own lower limits
+            resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (SERVER_FILE_BYTES, SERVER_FILE_BYTES))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+
+        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=drop, start_new_session=True)
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def run(self, jobs: list[dict[str, Any]]) -> dict[str, Any]:
+        cwd = Path(jobs[0]["cwd"])
+        if self.uid is not None:
+            _chown_tree(cwd, self.uid)
+        # inside, the root is mounted at INNER_ROOT, outside /tmp, which the supervisor empties after each job
+        inner = f"{INNER_ROOT}/{cwd.relative_to(self.root)}"
+        jobs = [{**job, "cwd": inner, "env": {**job["env"], "HOME": inner}} for job in jobs]
+        deadline = sum(job["limits"]["wall_s"] for job in jobs) + 30
+        with self._lock:
+            assert self._proc.stdin is not None and self._proc.stdout is not None
+            try:
+                _supervisor.write_message(self._proc.stdin, {"jobs": jobs})
+                ready, _, _ = select.select([self._proc.stdout], [], [], deadline)
+                reply = _supervisor.read_message(self._proc.stdout) if ready else None
+            except (BrokenPipeError, OSError):
+                reply = None
+        if reply is None:
+            self.close()
+            return {"error": "the sandbox supervisor died or hung; it will be restarted"}
+        return reply
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+_servers: dict[int, SandboxServer] = {}
+_servers_lock = threading.Lock()
+
+
+def _server() -> SandboxServer:
+    """This process's long-lived sandbox, (re)started on demand; forks get their own."""
+    with _servers_lock:
+        server = _servers.get(os.getpid())
+        if server is None or not server.alive():
+            if server is not None:
+                server.close()
+            server = _servers[os.getpid()] = SandboxServer()
+        return server
+
+
+@atexit.register
+def _close_servers() -> None:
+    server = _servers.pop(os.getpid(), None)
+    if server is not None:
+        server.close()
+
+
+def _supervisor_python() -> tuple[str, list[str]]:
+    """A Python for the supervisor: the system one, else ours with its prefix mounted read-only."""
+    if os.path.exists("/usr/bin/python3"):
+        return "/usr/bin/python3", []
+    prefix = os.path.realpath(sys.base_prefix)
+    return os.path.realpath(sys.executable), ["--ro-bind", prefix, prefix]
 
 
 def _sandbox_uid() -> int | None:
-    """As root, each run gets its own unprivileged uid so RLIMIT_NPROC binds and root's files stay closed."""
+    """As root, each sandbox gets its own unprivileged uid."""
     if os.geteuid() != 0:
         return None
     return _UID_BASE + (os.getpid() * 131 + next(_uid_counter)) % _UID_SPAN
@@ -212,11 +362,6 @@ def _chown_tree(root: Path, uid: int) -> None:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
 
 
-def _user_process_count() -> int:
-    uid = os.getuid()
-    return sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) == uid)
-
-
 def _owner(path: Path) -> int | None:
     try:
         return path.stat().st_uid
@@ -224,85 +369,15 @@ def _owner(path: Path) -> int | None:
         return None
 
 
-def _limiter(limits: Limits, uid: int | None):
-    procs = limits.procs if uid is not None else _user_process_count() + limits.procs
-    memory = limits.memory_mb * 1024 * 1024
-    fsize = limits.file_mb * 1024 * 1024
-    cpu = max(1, int(limits.cpu_s + 0.999))
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.umask(0o077)
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-
-    return apply
-
-
-def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-        proc.stdin.close()
-    except OSError:  # the program exited or closed its input early
-        pass
-
-
-def _collect(proc: subprocess.Popen[bytes], limits: Limits, start: float) -> tuple[bytes, bytes, bool, bool]:
-    """Read both pipes until EOF, the wall limit, or the output cap; kill the group on the last two."""
-    cap = limits.output_kb * 1024
-    chunks: dict[int, bytearray] = {}
-    selector = selectors.DefaultSelector()
-    for pipe in (proc.stdout, proc.stderr):
-        assert pipe is not None
-        chunks[pipe.fileno()] = bytearray()
-        selector.register(pipe, selectors.EVENT_READ)
-    timed_out = overflow = False
-    while selector.get_map():
-        remaining = limits.wall_s - (time.monotonic() - start)
-        if remaining <= 0:
-            timed_out = True
-            break
-        for key, _ in selector.select(timeout=min(remaining, 0.5)):
-            data = os.read(key.fd, 65536)
-            if not data:
-                selector.unregister(key.fileobj)
-                continue
-            chunks[key.fd] += data
-        if sum(len(c) for c in chunks.values()) > cap:
-            overflow = True
-            break
-    selector.close()
-    if timed_out or overflow:
-        _kill_group(proc)
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = bytes(chunks[proc.stdout.fileno()][:cap]), bytes(chunks[proc.stderr.fileno()][:cap])
-    proc.stdout.close()
-    proc.stderr.close()
-    return out, err, timed_out, overflow
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _reap(proc: subprocess.Popen[bytes]) -> int:
-    returncode = proc.wait()
-    _kill_group(proc)  # descendants still in the group
-    return returncode
+def _user_process_count() -> int:
+    uid = os.getuid()
+    return sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) == uid)
 
 
 def _kill_uid(uid: int) -> None:
     """Without a PID namespace, end every process left under the run's private uid."""
+    import signal
+
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and _owner(entry) == uid:
             try:

@@ -63,5 +63,22 @@ class Task:
             "tags": list(self.tags),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Task:
+        return cls(
+            id=data["id"],
+            domain=data["domain"],
+            prompt=data["prompt"],
+            files=data.get("files", {}),
+            reference=data.get("reference"),
+            options=data.get("options", {}),
+            limits=Limits(**data.get("limits", {})),
+            tags=tuple(data.get("tags", ())),
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # mapping proxies do not pickle; worker processes receive tasks as plain dicts
+        return (Task.from_dict, (self.to_dict(),))
+
     def __hash__(self) -> int:
         return hash((self.id, self.domain))

@@ -1,7 +1,7 @@
 """Verilog/SystemVerilog RTL: Icarus compile + simulation, Yosys structural checks, Verilator lint.
 
-One sandboxed call compiles and simulates; the compiled program reaches vvp through a FIFO after the
-testbench sources are deleted, and /proc is absent, so the design cannot read the secret verdict tag.
+The testbench reaches the compiler through a named pipe (readable once) and the compiled program
+reaches vvp the same way, with /proc absent, so a design cannot read the secret verdict tag.
 Per-task options (task.toml [options]):
   top            module the candidate must define (used by Yosys/Verilator)
   testbench      bundle file with the self-checking testbench (default: testbench.sv/.v, tb.sv/.v)
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,7 +38,6 @@ DEFAULT_PASS = r"Mismatches: 0 in \d+ samples"
 DEFAULT_COUNT = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
 TESTBENCH_NAMES = ("testbench.sv", "testbench.v", "tb.sv", "tb.v")
 SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh")
-COMPILE_FAILED = 97
 LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
 
 
@@ -71,30 +69,35 @@ class RtlBackend(Backend):
     # -- compile + simulate -------------------------------------------------------------------
     def _simulate(self, task: Task, candidate: str, work: Path) -> Outcome:
         tag = logs.new_tag()
-        bench_dir = f".tb-{secrets.token_hex(6)}"
         tb_name = _testbench_name(task)
         design = str(task.option("design_file", "design.sv"))
         renames = _hidden_renames(task)
-        sources = [design]
+        tb_file = f"tb_{secrets.token_hex(6)}.sv"
+        feeds: dict[str, bytes] = {}  # sources read once by the compiler, gone before simulation
         tb_source = ""
         for name, text in task.files.items():
             if name.endswith(SOURCE_SUFFIXES):
                 text = _rename_modules(text, renames)
-                if name == tb_name:
-                    tb_source = text
-                    text = logs.tag_testbench(text, tag)
-                if name.endswith((".v", ".sv")):
-                    sources.append(f"{bench_dir}/{name}")
-                sandbox.write_files(work / bench_dir, {name: text})
+            if name == tb_name:
+                tb_source = text
+                feeds[tb_file] = logs.tag_testbench(text, tag).encode()
+            elif name.endswith((".v", ".sv")):
+                feeds[f"src_{secrets.token_hex(4)}_{Path(name).name}"] = text.encode()
             else:
                 sandbox.write_files(work, {name: text})
         sandbox.write_files(work, {design: candidate})
         top = task.option("tb_top") or logs.top_testbench_module(tb_source)
         if top is None:
             return infra_error(f"task {task.id}: no module found in testbench {tb_name}")
-        script = _driver_script(str(top), sources, bench_dir, task.option("plusargs", []))
-        result = sandbox.run(["sh", "-c", script], work, task.limits, proc_fs=False)
-        return _sim_outcome(task, result, tag, {f"{bench_dir}/": "", **{v: k for k, v in renames.items()}})
+        back = {tb_file: tb_name, **{v: k for k, v in renames.items()}}
+        compile_step = sandbox.Step(["iverilog", "-g2012", "-s", str(top), "-o", "c.vvp", design, *feeds], feeds=feeds)
+        run_step = sandbox.Step(
+            ["vvp", "-n", "sim.vvp", *[str(a) for a in task.option("plusargs", [])]], feed_files={"sim.vvp": "c.vvp"}
+        )
+        results = sandbox.run_steps([compile_step, run_step], work, task.limits)
+        if len(results) == 1:
+            return _compile_outcome(results[0], back, task)
+        return _sim_outcome(task, results[1], tag, back)
 
     # -- Yosys ------------------------------------------------------------------------------------
     def _structural_checks(self, task: Task, candidate: str, work: Path, sim: Outcome, opts: Any) -> Outcome:
@@ -106,7 +109,7 @@ class RtlBackend(Backend):
         synth_dir.mkdir()
         sandbox.write_files(synth_dir, {"design.sv": candidate})
         script = f"read_verilog -sv design.sv; synth -top {top} -flatten"
-        result = sandbox.run(["yosys", "-p", script], synth_dir, task.limits.scaled(output_kb=4096))
+        result = sandbox.run(["yosys", "-p", script], synth_dir, task.limits.scaled(output_kb=4096), proc_fs=True)
         findings = logs.read_yosys(result.output)
         metrics = {**sim.metrics, **findings.metrics}
         if result.timed_out:
@@ -131,7 +134,7 @@ class RtlBackend(Backend):
         argv = ["verilator", "--lint-only", *task.option("lint_flags", LINT_FLAGS), "design.sv"]
         if task.option("top"):
             argv += ["--top-module", str(task.option("top"))]
-        result = sandbox.run(argv, lint_dir, task.limits)
+        result = sandbox.run(argv, lint_dir, task.limits, proc_fs=True)
         findings = logs.read_verilator(result.output)
         if result.returncode != 0 or findings:
             first = findings[0] if findings else result.output.strip()[:300]
@@ -139,21 +142,7 @@ class RtlBackend(Backend):
         return sim
 
 
-def _driver_script(top: str, sources: list[str], bench_dir: str, plusargs: list[str]) -> str:
-    compile_cmd = shlex.join(["iverilog", "-g2012", "-s", top, "-o", "c.vvp", *sources])
-    run_cmd = shlex.join(["vvp", "-n", "sim.vvp", *[str(a) for a in plusargs]])
-    return (
-        f"{compile_cmd} >compile.log 2>&1 || {{ cat compile.log; exit {COMPILE_FAILED}; }}\n"
-        f"rm -rf {shlex.quote(bench_dir)}\n"
-        "exec 3<c.vvp; rm -f c.vvp; mkfifo sim.vvp\n"
-        "cat <&3 >sim.vvp & exec 3<&-\n"
-        f"exec {run_cmd}\n"
-    )
-
-
 def _sim_outcome(task: Task, result: sandbox.ExecResult, tag: str, renames: dict[str, str]) -> Outcome:
-    if result.returncode == COMPILE_FAILED and not result.timed_out:
-        return _compile_outcome(result, renames)
     log = truncate_log(_apply(logs.strip_tag(result.output, tag), renames))
     lines = logs.trusted_lines(result.output, tag)
     limit = task.limits
@@ -177,8 +166,10 @@ def _sim_outcome(task: Task, result: sandbox.ExecResult, tag: str, renames: dict
     return Outcome(SIMULATION_MISMATCH, diagnostic, log, metrics)
 
 
-def _compile_outcome(result: sandbox.ExecResult, renames: dict[str, str]) -> Outcome:
+def _compile_outcome(result: sandbox.ExecResult, renames: dict[str, str], task: Task) -> Outcome:
     log = _apply(result.output, renames)
+    if result.timed_out:
+        return Outcome(TIMEOUT, f"compilation did not finish within {task.limits.wall_s:g} s", truncate_log(log))
     verdict = logs.classify_compile(log, {})
     label = SYNTAX_ERROR if verdict.syntax else ELABORATION_ERROR
     return Outcome(label, verdict.diagnostic, truncate_log(log))

@@ -23,11 +23,14 @@ class Generator(ABC):
     synthetic: bool = False  # True for generators that do not sample a language model
 
     @abstractmethod
-    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = ()) -> Generation:
+    async def generate(
+        self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0
+    ) -> Generation:
         """Answer the conversation so far.
 
-        `task` and `turns` (this trajectory's earlier turns, with their structured outcomes) are for
-        offline generators; language-model generators read only `messages`.
+        `task`, `turns` (this trajectory's earlier turns, with their structured outcomes) and `sample`
+        (which of the task's trajectories this is) are for offline generators; language-model
+        generators read only `messages`.
         """
 
     def provenance(self) -> dict[str, Any]:

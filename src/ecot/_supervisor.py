@@ -1,0 +1,268 @@
+"""Job runner shared by the one-shot sandbox and the persistent sandbox supervisor.
+
+Standard library only: this file also runs *inside* bubblewrap as PID 1 of a private PID namespace,
+started with `python -I -S`, where it executes jobs sent as length-prefixed JSON on stdin. As PID 1 it
+can end every leftover process of a job with kill(-1) and cannot itself be killed from inside.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import resource
+import selectors
+import signal
+import struct
+import subprocess
+import sys
+import time
+from typing import Any, BinaryIO, Callable
+
+HEADER = struct.Struct("!I")
+
+
+def limiter(cpu_s: float, memory_mb: int, file_mb: int, procs: int, uid: int | None) -> Callable[[], None]:
+    """A preexec function applying rlimits (and dropping to uid when given) in the child."""
+    cpu = max(1, int(cpu_s + 0.999))
+    memory, fsize = memory_mb * 1024 * 1024, file_mb * 1024 * 1024
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.umask(0o077)
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
+    return apply
+
+
+def collect(proc: subprocess.Popen[bytes], wall_s: float, cap: int, start: float) -> tuple[bytes, bytes, bool, bool]:
+    """Read both pipes until EOF, the wall limit or the output cap; kill the group on the last two."""
+    assert proc.stdout is not None and proc.stderr is not None
+    chunks = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    selector.register(proc.stderr, selectors.EVENT_READ)
+    timed_out = overflow = False
+    while selector.get_map():
+        remaining = wall_s - (time.monotonic() - start)
+        if remaining <= 0:
+            timed_out = True
+            break
+        for key, _ in selector.select(timeout=min(remaining, 0.5)):
+            data = os.read(key.fd, 65536)
+            if data:
+                chunks[key.fd] += data
+            else:
+                selector.unregister(key.fileobj)
+        if sum(len(c) for c in chunks.values()) > cap:
+            overflow = True
+            break
+    selector.close()
+    if timed_out or overflow:
+        kill_group(proc.pid)
+    out, err = bytes(chunks[proc.stdout.fileno()][:cap]), bytes(chunks[proc.stderr.fileno()][:cap])
+    proc.stdout.close()
+    proc.stderr.close()
+    return out, err, timed_out, overflow
+
+
+def _prlimit(pid: int, limits: dict[str, Any]) -> None:
+    cpu = max(1, int(limits["cpu_s"] + 0.999))
+    values = (
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
+        (resource.RLIMIT_FSIZE, (limits["file_mb"] << 20,) * 2),
+        (resource.RLIMIT_NPROC, (limits["procs"],) * 2),
+        (resource.RLIMIT_CORE, (0, 0)),
+    )
+    try:
+        for which, value in values:
+            resource.prlimit(pid, which, value)
+    except (ProcessLookupError, PermissionError):  # already gone
+        pass
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_job(job: dict[str, Any], uid: int | None = None, fast_spawn: bool = False) -> dict[str, Any]:
+    """Run one command with limits; returns what happened (output base64-encoded).
+
+    fast_spawn skips the Python-level fork (a preexec function costs ~1 ms per job) and applies the
+    rlimits with prlimit right after the spawn; only for callers whose own hard limits bound the gap.
+    """
+    limits = job["limits"]
+    stdin = base64.b64decode(job["stdin"]) if job.get("stdin") is not None else None
+    feeds = {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
+    for name, produced in (job.get("feed_files") or {}).items():
+        path = os.path.join(job["cwd"], produced)
+        with open(path, "rb") as handle:
+            feeds[name] = handle.read()
+        os.unlink(path)
+    pipes = [_open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
+    try:
+        return _spawn_and_wait(job, limits, stdin, uid, fast_spawn)
+    finally:
+        for path in pipes:
+            _release_fifo(path)
+
+
+def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, fast_spawn: bool = False) -> list[dict[str, Any]]:
+    """Run jobs in order, stopping after the first that fails, times out or floods its output."""
+    results: list[dict[str, Any]] = []
+    for job in jobs:
+        result = run_job(job, uid, fast_spawn)
+        results.append(result)
+        if result["returncode"] != 0 or result["timed_out"] or result["output_overflow"]:
+            break
+    return results
+
+
+def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | None, uid: int | None, fast_spawn: bool) -> dict[str, Any]:
+    start = time.monotonic()
+    spawn: dict[str, Any] = {"process_group": 0} if fast_spawn else {
+        "start_new_session": True,
+        "preexec_fn": limiter(limits["cpu_s"], limits["memory_mb"], limits["file_mb"], limits["procs"], uid),
+    }
+    proc = subprocess.Popen(
+        job["argv"],
+        cwd=job["cwd"],
+        env=job["env"],
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **spawn,
+    )
+    if fast_spawn:
+        _prlimit(proc.pid, limits)
+    if stdin is not None:
+        _feed(proc, stdin)
+    out, err, timed_out, overflow = collect(proc, limits["wall_s"], limits["output_kb"] * 1024, start)
+    returncode = proc.wait()
+    kill_group(proc.pid)
+    return {
+        "returncode": returncode,
+        "stdout": base64.b64encode(out).decode(),
+        "stderr": base64.b64encode(err).decode(),
+        "timed_out": timed_out,
+        "output_overflow": overflow,
+        "wall_s": time.monotonic() - start,
+    }
+
+
+def _open_fifo(path: str, data: bytes) -> str:
+    """A named pipe holding data for one reader; opening it again later blocks."""
+    import threading
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.mkfifo(path, 0o644)
+
+    def write() -> None:
+        try:
+            with open(path, "wb") as pipe:
+                pipe.write(data)
+        except OSError:  # the reader went away
+            pass
+
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+def _release_fifo(path: str) -> None:
+    """Unblock a writer nobody read from, then remove the pipe."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        os.close(fd)
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    import threading
+
+    def write() -> None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(data)
+            proc.stdin.close()
+        except OSError:  # the program exited or closed its input early
+            pass
+
+    threading.Thread(target=write, daemon=True).start()
+
+
+def _clean_namespace() -> None:
+    """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp."""
+    if os.getpid() != 1:
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.001)
+    import shutil
+
+    for entry in os.listdir("/tmp"):
+        path = os.path.join("/tmp", entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(header)
+    return json.loads(stream.read(size))
+
+
+def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
+    body = json.dumps(message).encode()
+    stream.write(HEADER.pack(len(body)) + body)
+    stream.flush()
+
+
+def serve() -> None:
+    """The supervisor loop: one job at a time until stdin closes."""
+    try:  # nothing in the sandbox may trace or inspect the supervisor
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while (request := read_message(stdin)) is not None:
+        try:
+            reply: dict[str, Any] = {"results": run_jobs(request["jobs"], fast_spawn=True)}
+        except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
+            reply = {"error": f"{type(err).__name__}: {err}"}
+        _clean_namespace()
+        write_message(stdout, reply)
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,79 @@
+"""Helpers shared by subcommands: resolving suites and tasks, printing outcomes."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from ecot.errors import EcotError
+from ecot.outcome import Outcome
+from ecot.suite import bundled_domains, bundled_suite_path, load_suite
+from ecot.task import Task
+
+console = Console()
+
+
+def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]:
+    """Tasks from suite paths; with none given, every bundled suite (optionally only some domains)."""
+    if suites:
+        tasks = [t for s in suites for t in load_suite(Path(s))]
+    else:
+        chosen = domains or bundled_domains()
+        tasks = [t for d in chosen for t in load_suite(bundled_suite_path(d))]
+    if domains:
+        tasks = [t for t in tasks if t.domain in domains]
+    return tasks
+
+
+def find_task(spec: str, task_id: str | None = None) -> Task:
+    """A task folder, a suite (+ task id), or the id of a bundled task such as rtl/counter_mod12."""
+    path = Path(spec)
+    if path.exists():
+        tasks = load_suite(path)
+        if task_id is None:
+            if len(tasks) == 1:
+                return tasks[0]
+            raise EcotError(f"{spec} holds {len(tasks)} tasks: choose one with --task-id")
+        wanted = task_id
+    else:
+        wanted = task_id or spec
+        domain = wanted.split("/", 1)[0]
+        if domain not in bundled_domains():
+            raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id")
+        tasks = load_suite(bundled_suite_path(domain))
+    for task in tasks:
+        if task.id == wanted:
+            return task
+    raise EcotError(f"no task with id {wanted!r} in {spec}")
+
+
+def outcome_json(task: Task, outcome: Outcome) -> str:
+    return json.dumps({"task_id": task.id, "domain": task.domain, **outcome.to_dict()}, indent=2)
+
+
+def print_outcome(task: Task, outcome: Outcome) -> None:
+    colour = "green" if outcome.passed else "red"
+    console.print(f"[bold]{task.id}[/bold]  [{colour}]{outcome.label}[/{colour}]  ({outcome.wall_s:.3f} s)")
+    console.print(f"diagnostic: {outcome.diagnostic}", markup=False, highlight=False)
+    if outcome.metrics:
+        console.print("metrics: " + ", ".join(f"{k}={v}" for k, v in sorted(outcome.metrics.items())), markup=False)
+
+
+def outcome_table(rows: Iterable[tuple[Task, Outcome]], title: str) -> Table:
+    table = Table(title=title, show_lines=False)
+    for column in ("task", "label", "diagnostic", "s"):
+        table.add_column(column, overflow="fold" if column == "diagnostic" else "ellipsis")
+    for task, outcome in rows:
+        colour = "green" if outcome.passed else "red"
+        table.add_row(task.id, f"[{colour}]{outcome.label}[/{colour}]", outcome.diagnostic[:120], f"{outcome.wall_s:.2f}")
+    return table
+
+
+def label_counts(outcomes: Iterable[Outcome]) -> str:
+    counts = Counter(o.label for o in outcomes)
+    return ", ".join(f"{label}: {n}" for label, n in counts.most_common())

@@ -1,0 +1,59 @@
+"""Evaluate every task of one or more suites (default: all bundled suites) and print the outcome table.
+
+By default each task's reference solution is evaluated, which checks a suite and its toolchain.
+With --candidates DIR, the file DIR/<task id with / replaced by __>.<ext> is evaluated instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: bundled suites)")
+    parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
+    parser.add_argument("--candidates", type=Path, help="folder of candidate files named after task ids")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--json", type=Path, help="also write the outcomes as JSON lines to this file")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+
+
+def _candidate(task_id: str, folder: Path) -> str | None:
+    matches = sorted(folder.glob(task_id.replace("/", "__") + ".*"))
+    return matches[0].read_text(encoding="utf-8", errors="replace") if matches else None
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from ecot.cli.common import console, label_counts, load_tasks, outcome_table
+    from ecot.executor import LocalPool
+    from ecot.outcome import no_code
+
+    tasks = load_tasks(args.suites, args.domain)
+
+    async def evaluate_all(pool: LocalPool, progress: Progress) -> list:
+        bar = progress.add_task("evaluating", total=len(tasks))
+
+        async def one(task):
+            code = _candidate(task.id, args.candidates) if args.candidates else task.reference
+            outcome = no_code("no candidate found for this task") if code is None else await pool.evaluate(task, code)
+            progress.advance(bar)
+            return task, outcome
+
+        return await asyncio.gather(*(one(t) for t in tasks))
+
+    with LocalPool(args.workers) as pool, Progress(console=console, transient=True) as progress:
+        rows = asyncio.run(evaluate_all(pool, progress))
+    if not args.quiet:
+        console.print(outcome_table(rows, f"{len(rows)} tasks"))
+    passed = sum(o.passed for _, o in rows)
+    console.print(f"[bold]{passed}/{len(rows)} Pass[/bold]  ({label_counts(o for _, o in rows)})")
+    if args.json:
+        with args.json.open("w") as handle:
+            for task, outcome in rows:
+                handle.write(json.dumps({"task_id": task.id, **outcome.to_dict()}) + "\n")
+    return 0 if passed == len(rows) else 1

@@ -1,0 +1,95 @@
+"""Convert a public benchmark layout into an ecot task suite.
+
+Formats: `rtllm` (RTLLM v2 checkout: design folders with design_description.txt, testbench.v,
+verified_<name>.v) and `verilog-eval` (VerilogEval v2 spec-to-rtl: ProbNNN_name_prompt.txt,
+_ref.sv, _test.sv). OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl,
+one JSONL file. An existing non-empty OUT is only replaced with --force, and only when it holds
+nothing but a previous suite. Example:
+
+    ecot import rtllm ../shared/data/rtllm suites/rtllm
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ecot.errors import EcotError
+
+if TYPE_CHECKING:
+    from ecot.task import Task
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, or a plug-in's name")
+    parser.add_argument("source", metavar="SOURCE", type=Path, help="the benchmark's folder")
+    parser.add_argument("out", metavar="OUT", type=Path, help="suite folder to create (a JSONL file with --jsonl)")
+    parser.add_argument("--jsonl", action="store_true", help="write one JSONL file instead of a suite folder")
+    parser.add_argument("--force", action="store_true", help="replace an existing OUT that holds a previous suite")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecot.importers import PROBLEM_TAGS, import_tasks
+    from ecot.suite import write_jsonl
+
+    tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
+    _clear_target(args.out, args.force)
+    if args.jsonl:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        write_jsonl(tasks, args.out)
+    else:
+        _write_folders(tasks, args.out)
+    print(f"imported {len(tasks)} {args.format} tasks from {args.source} into {args.out}")
+    for tag in PROBLEM_TAGS:
+        flagged = [task.id for task in tasks if tag in task.tags]
+        if flagged:
+            print(f"  {len(flagged)} tagged {tag!r}: {', '.join(flagged)}")
+    return 0
+
+
+def _write_folders(tasks: list[Task], out: Path) -> None:
+    from ecot.suite import write_task_dir
+
+    for task in tasks:
+        if ".." in Path(task.id).parts:
+            raise EcotError(f"task id {task.id!r} would be written outside {out}")
+    out.mkdir(parents=True, exist_ok=True)
+    for task in tasks:
+        write_task_dir(task, out / task.id, reference_name=_reference_name(task))
+
+
+def _reference_name(task: Task) -> str:
+    """reference.sv for SystemVerilog bundles, else reference.v; never a bundle file's name."""
+    suffix = ".sv" if any(name.endswith(".sv") for name in task.files) else ".v"
+    name = f"reference{suffix}"
+    while name in task.files:
+        name = f"_{name}"
+    return name
+
+
+def _clear_target(out: Path, force: bool) -> None:
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    if not force:
+        raise EcotError(f"{out} already exists and is not empty (use --force to replace it)")
+    if out.is_file():
+        out.unlink()
+        return
+    stray = _non_suite_file(out)
+    if stray is not None:
+        raise EcotError(f"refusing to replace {out}: {stray} is not part of an ecot suite; remove it yourself")
+    shutil.rmtree(out)
+
+
+def _non_suite_file(folder: Path) -> Path | None:
+    """A file under `folder` outside every task folder (so --force never deletes unrelated data)."""
+    from ecot.suite import TASK_FILE
+
+    task_dirs = {path.parent for path in folder.rglob(TASK_FILE)}
+    for path in folder.rglob("*"):
+        if path.is_file() and not any(parent in task_dirs for parent in path.parents):
+            return path
+    return None

@@ -1,0 +1,46 @@
+"""Depth statistics of a trajectory store, per domain.
+
+Over finished trajectories: pass rate, median and inter-quartile range of thinking and answer
+length (characters of the folded samples), turns needed to pass, and the outcome-label
+distribution per round. Prints tables; --json writes the numbers, --plot a Figure-6-style PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, required=True, help="trajectory store (SQLite file)")
+    parser.add_argument("--run", type=int, default=None, metavar="ID", help="one run only (default: all runs)")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the statistics as JSON")
+    parser.add_argument("--plot", type=Path, default=None, metavar="FILE.png", help="write a PNG figure")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+
+    from ecot.errors import EcotError
+    from ecot.stats import compute_stats, plot_stats, render_rounds, render_table, stats_json
+    from ecot.store import TrajectoryStore
+
+    if not args.store.is_file():
+        raise EcotError(f"no trajectory store at {args.store}")
+    with TrajectoryStore(args.store) as store:
+        runs = store.runs()
+        stats = compute_stats(store.iter_trajectories(run_id=args.run, finished_only=True))
+    console = Console()
+    console.print(f"runs: {', '.join(str(r['id']) for r in runs) or 'none'}" + (f" (showing run {args.run})" if args.run is not None else ""))
+    console.print(render_table(stats))
+    console.print(render_rounds(stats))
+    if args.json:
+        payload = {"store": str(args.store), "run_id": args.run, **stats_json(stats)}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {args.json}")
+    if args.plot:
+        console.print(f"wrote {plot_stats(stats, args.plot)}")
+    return 0

@@ -1,0 +1,149 @@
+"""Synthesize verified multi-turn trajectories (the main job), then export the folded ECoT corpus.
+
+Each task is attempted by the generator; the code runs on the domain's real toolchain; the verdict
+goes back for up to --max-rounds corrections. Every turn is stored as it happens: rerunning the same
+command resumes a killed run without losing or duplicating turns. With no arguments it runs every
+bundled suite offline with the `repair` generator (no API key, GPU or network needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from ecot.errors import EcotError
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: every bundled suite)")
+    parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
+    parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
+    parser.add_argument("--generator", default="repair", help="generator name: repair (default), openai, hf, replay")
+    parser.add_argument("--gen-opt", action="append", default=[], metavar="KEY=VALUE", help="generator option (repeatable)")
+    parser.add_argument("--model", help="shorthand for --gen-opt model=...")
+    parser.add_argument("--base-url", help="shorthand for --gen-opt base_url=... (OpenAI-compatible endpoint)")
+    parser.add_argument("--samples", type=int, default=1, help="trajectories per task (default 1)")
+    parser.add_argument("--max-rounds", type=int, default=4, help="correction rounds after the first attempt (default 4)")
+    parser.add_argument("--workers", type=int, help="backend worker processes (default: all cores)")
+    parser.add_argument("--max-in-flight", type=int, default=64, help="trajectories advancing at once (default 64)")
+    parser.add_argument("--store", type=Path, default=Path("out/ecot.db"), help="trajectory store (SQLite)")
+    parser.add_argument("--out", type=Path, default=Path("out/corpus"), help="folder for the exported corpus")
+    parser.add_argument("--no-export", action="store_true", help="only synthesize; export later with `ecot export`")
+
+
+def generator_options(args: argparse.Namespace) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in args.gen_opt:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise EcotError(f"--gen-opt expects KEY=VALUE, got {item!r}")
+        options[key.strip()] = value
+    if args.model:
+        options["model"] = args.model
+    if args.base_url:
+        options["base_url"] = args.base_url
+    return options
+
+
+def runnable_tasks(args: argparse.Namespace) -> list[Any]:
+    """The selected tasks whose toolchains are installed; a domain with a missing tool is skipped loudly."""
+    from ecot.backends import BACKENDS
+    from ecot.cli.common import console, load_tasks
+    from ecot.errors import ToolMissingError
+
+    tasks = load_tasks(args.suites, args.domain)
+    usable: list[Any] = []
+    for domain in sorted({t.domain for t in tasks}):
+        try:
+            BACKENDS.get(domain)().check_tools()
+        except ToolMissingError as err:
+            console.print(f"[yellow]skipping domain {domain}: {err}[/yellow]")
+            continue
+        chosen = [t for t in tasks if t.domain == domain]
+        usable += chosen[: args.limit] if args.limit else chosen
+    if not usable:
+        raise EcotError("no task can run: every selected domain lacks its toolchain (see messages above)")
+    return usable
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ecot.cli.common import console
+    from ecot.executor import LocalPool
+    from ecot.generators import GENERATORS
+    from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
+    from ecot.store import TrajectoryStore
+
+    if args.samples < 1 or args.max_rounds < 0 or args.max_in_flight < 1:
+        raise EcotError("--samples and --max-in-flight must be >= 1 and --max-rounds >= 0")
+    tasks = runnable_tasks(args)
+    generator = GENERATORS.get(args.generator).from_options(generator_options(args))
+    args.store.parent.mkdir(parents=True, exist_ok=True)
+    store = TrajectoryStore(args.store)
+    settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight)
+    config = {
+        "tasks": sorted(t.id for t in tasks),
+        "generator": generator.provenance(),
+        "samples": args.samples,
+        "max_rounds": args.max_rounds,
+        "environment": "real",
+    }
+    run_id = store.begin_run(config)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with LocalPool(args.workers) as pool, Progress(*columns, console=console) as progress:
+            loop = SynthesisLoop(generator, RealEnvironment(pool), store, settings)
+            bar = progress.add_task(f"run {run_id}: trajectories", total=len(tasks) * args.samples)
+            summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance(bar)))
+        console.print(_summary_table(store, run_id, summary))
+        if not args.no_export:
+            _export(store, run_id, args.out)
+    finally:
+        store.close()
+    return 1 if summary.generator_errors else 0
+
+
+async def _run(loop: Any, run_id: int, tasks: list[Any], samples: int, on_done: Any) -> Any:
+    try:
+        return await loop.run(run_id, tasks, samples, on_done)
+    finally:
+        await loop.generator.aclose()
+
+
+def _summary_table(store: Any, run_id: int, summary: Any) -> Any:
+    from collections import Counter, defaultdict
+
+    from rich.table import Table
+
+    per_domain: dict[str, Counter[str]] = defaultdict(Counter)
+    rounds: dict[str, list[int]] = defaultdict(list)
+    for traj in store.iter_trajectories(run_id=run_id, finished_only=False):
+        per_domain[traj.domain]["trajectories"] += 1
+        per_domain[traj.domain]["passed"] += traj.passed
+        per_domain[traj.domain]["turns"] += len(traj.turns)
+        if traj.passed:
+            rounds[traj.domain].append(len(traj.turns) - 1)
+    table = Table(title=f"run {run_id}: this invocation added {summary.turns} turns ({dict(summary.statuses)})")
+    for column in ("domain", "trajectories", "passed", "turns", "mean rounds to pass"):
+        table.add_column(column)
+    for domain, counts in sorted(per_domain.items()):
+        done = rounds[domain]
+        mean = f"{sum(done) / len(done):.2f}" if done else "-"
+        table.add_row(domain, str(counts["trajectories"]), str(counts["passed"]), str(counts["turns"]), mean)
+    if summary.generator_errors:
+        table.caption = f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}"
+    return table
+
+
+def _export(store: Any, run_id: int, out: Path) -> None:
+    from ecot.cli.common import console
+    from ecot.export import export_run
+
+    report = export_run(store, out, run_id=run_id)
+    console.print(f"exported {report} -> {out}")

@@ -1,0 +1,198 @@
+"""Any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp server, hosted APIs) as a generator.
+
+The retry loop lives here rather than in the client (`max_retries=0` there) so that every retry is
+logged and bounded by our own policy: 429, 5xx, timeouts and connection errors are retried with
+exponential backoff and full jitter; any other 4xx is the request's fault and fails at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any, Mapping, Sequence
+
+import openai
+
+from ecot.errors import EcotError
+from ecot.generators.base import Generation, Generator
+from ecot.generators.options import Options, build_generation, turn_number
+from ecot.task import Task
+from ecot.trajectory import Message, Turn
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_KEY = "EMPTY"  # what local servers accept when they check no key
+
+
+class GeneratorRequestError(EcotError):
+    """The endpoint refused or kept failing a request; not the candidate code's fault."""
+
+    def __init__(self, message: str, status: int | None = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+def is_retryable(err: Exception) -> bool:
+    if isinstance(err, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(err, openai.APIStatusError):
+        return err.status_code == 429 or err.status_code >= 500
+    return False
+
+
+def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None = None) -> float:
+    """Full-jitter exponential backoff; a server's Retry-After is honoured up to the cap."""
+    if retry_after is not None:
+        return min(cap, max(0.0, retry_after))
+    return random.uniform(0.0, min(cap, base * (2**attempt)))
+
+
+def _retry_after(err: Exception) -> float | None:
+    response = getattr(err, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class OpenAIGenerator(Generator):
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = 0.7,
+        top_p: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        timeout: float = 600.0,
+        max_in_flight: int = 64,
+        max_retries: int = 6,
+        backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        task_headers: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not api_key and not base_url:
+            raise EcotError("openai generator: no api_key (set OPENAI_API_KEY) and no base_url of a local server")
+        self.model = model
+        self.base_url = base_url
+        self.sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
+        self.timeout = timeout
+        self.max_in_flight = max_in_flight
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.task_headers = task_headers
+        self.extra_body = dict(extra_body or {})
+        self.client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=0
+        )
+        self._gate: asyncio.Semaphore | None = None
+        self._gate_loop: asyncio.AbstractEventLoop | None = None
+        self.attempts = 0  # requests sent, retries included (for tests and reports)
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> OpenAIGenerator:
+        """Build from `--gen-opt` pairs; see docs/generators.md for every key."""
+        read = Options("openai generator", options)
+        generator = cls(
+            model=read.require_str("model", env="ECOT_MODEL"),
+            base_url=read.get_str("base_url", env="OPENAI_BASE_URL"),
+            api_key=read.get_str("api_key", env="OPENAI_API_KEY"),
+            temperature=read.get_float("temperature", 0.7, low=0.0, high=2.0),
+            top_p=read.optional_float("top_p", low=0.0, high=1.0),
+            max_tokens=read.optional_int("max_tokens", low=1),
+            seed=read.optional_int("seed"),
+            timeout=read.get_float("timeout", 600.0, low=0.001),
+            max_in_flight=read.get_int("max_in_flight", 64, low=1),
+            max_retries=read.get_int("max_retries", 6, low=0),
+            backoff=read.get_float("backoff", 1.0, low=0.0),
+            max_backoff=read.get_float("max_backoff", 60.0, low=0.0),
+            task_headers=read.get_bool("task_headers", True),
+            extra_body=read.prefixed("extra."),
+        )
+        read.finish()
+        return generator
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # One gate per event loop: a semaphore used on a finished loop would fail on the next one.
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate_loop is not loop:
+            self._gate, self._gate_loop = asyncio.Semaphore(self.max_in_flight), loop
+        return self._gate
+
+    def _request(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn]) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
+        request.update({key: value for key, value in self.sampling.items() if value is not None})
+        if self.extra_body:
+            request["extra_body"] = self.extra_body
+        if self.task_headers:  # lets replay servers and proxies key answers by task and turn
+            turn = turn_number(messages, turns)
+            request["extra_headers"] = {"X-Ecot-Task": task.id, "X-Ecot-Turn": str(turn)}
+        return request
+
+    async def _send(self, request: dict[str, Any]) -> Any:
+        for attempt in range(self.max_retries + 1):
+            try:
+                async with self._semaphore():
+                    self.attempts += 1
+                    return await self.client.chat.completions.create(**request)
+            except openai.APIError as err:
+                status = getattr(err, "status_code", None)
+                if not is_retryable(err):
+                    raise GeneratorRequestError(f"openai generator: request rejected ({status}): {err}", status, attempt + 1) from err
+                if attempt == self.max_retries:
+                    raise GeneratorRequestError(
+                        f"openai generator: gave up after {attempt + 1} attempts: {type(err).__name__}: {err}", status, attempt + 1
+                    ) from err
+                delay = backoff_delay(attempt, self.backoff, self.max_backoff, _retry_after(err))
+                log.warning("openai generator: %s (%s), retry %d/%d in %.2fs", type(err).__name__, status, attempt + 1, self.max_retries, delay)
+                await asyncio.sleep(delay)  # outside the gate: a backing-off request holds no slot
+        raise AssertionError("unreachable")
+
+    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = ()) -> Generation:
+        response = await self._send(self._request(messages, task, turns))
+        if not response.choices:
+            raise GeneratorRequestError("openai generator: the response held no choices")
+        message = response.choices[0].message
+        return build_generation(message.content or "", _reasoning_field(message), task.domain, _usage(response))
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            **super().provenance(),
+            "model": self.model,
+            "base_url": self.base_url,
+            **self.sampling,
+            **({"extra_body": self.extra_body} if self.extra_body else {}),
+        }
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _reasoning_field(message: Any) -> str | None:
+    """vLLM, SGLang and DeepSeek send `reasoning_content`; some servers name it `reasoning`."""
+    extra = getattr(message, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(message, key, None) or extra.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _usage(response: Any) -> dict[str, int]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return {}
+    counts = {key: getattr(usage, key, None) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    details = getattr(usage, "completion_tokens_details", None)
+    reasoning_tokens = getattr(details, "reasoning_tokens", None) if details is not None else None
+    if reasoning_tokens:
+        counts["reasoning_tokens"] = reasoning_tokens
+    return {key: int(value) for key, value in counts.items() if isinstance(value, int)}

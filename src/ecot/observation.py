@@ -1,0 +1,41 @@
+"""Rendering an Outcome as the observation message the generator reads next."""
+
+from __future__ import annotations
+
+import re
+
+from ecot.outcome import Outcome
+from ecot.router import route
+from ecot.task import Task
+
+EXCERPT_LINES = 24
+_INTERESTING = re.compile(r"error|warning|mismatch|fail|fault|expected|assert|exception|traceback|line \d+|:\d+:", re.I)
+
+
+def log_excerpt(log: str, diagnostic: str, max_lines: int = EXCERPT_LINES) -> str:
+    """The lines of the log an engineer would read: those around errors, else the tail."""
+    lines = [ln for ln in log.splitlines() if ln.strip()]
+    hits = [i for i, ln in enumerate(lines) if _INTERESTING.search(ln) or (diagnostic and diagnostic[:40] in ln)]
+    if not hits:
+        return "\n".join(lines[-max_lines:])
+    keep: list[int] = []
+    for i in hits:
+        for j in range(max(0, i - 2), min(len(lines), i + 3)):
+            if j not in keep:
+                keep.append(j)
+        if len(keep) >= max_lines:
+            break
+    return "\n".join(lines[j] for j in sorted(keep)[:max_lines])
+
+
+def render(outcome: Outcome, task: Task) -> str:
+    parts = [f"Execution result: {outcome.label}", f"Diagnostic: {outcome.diagnostic}"]
+    shown = {k: v for k, v in outcome.metrics.items() if not k.endswith("_s")}
+    if shown:
+        parts.append("Metrics: " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
+    excerpt = log_excerpt(outcome.log, outcome.diagnostic)
+    if excerpt:
+        parts.append(f"Log excerpt:\n```\n{excerpt}\n```")
+    if not outcome.passed:
+        parts.append(route(task).revise)
+    return "\n".join(parts)

@@ -1,0 +1,327 @@
+"""A small OpenAI-compatible HTTP server: the embedded model or a replay file behind a real socket.
+
+Endpoints: `POST /v1/chat/completions` (non-streaming), `GET /v1/models`, `GET /health`.
+Each connection is served by its own thread (HTTP/1.1 keep-alive), so a fixed `latency_ms` delay
+overlaps across concurrent requests the way a real batched inference server's latency does.
+
+Replay requests are keyed by the optional headers `X-Ecot-Task` and `X-Ecot-Turn` (the `openai`
+generator sends both) and by the text of the last user message; without `X-Ecot-Turn` the turn
+is the number of assistant messages in the conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import select
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ecot.errors import EcotError
+from ecot.generators.replay import ReplayBook, last_user_text
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 32 * 1024 * 1024
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: Any = None
+
+
+class ChatBody(BaseModel):
+    """The fields of a chat completion request this server reads; others are accepted and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str | None = None
+    messages: list[ChatMessage]
+    max_tokens: int | None = None
+    max_completion_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    stream: bool = False
+    n: int = 1
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: list[dict[str, Any]]
+    task_id: str | None = None
+    turn: int | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)  # max_new_tokens, temperature, top_p, seed
+
+
+@dataclass(frozen=True)
+class Completion:
+    content: str
+    reasoning: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class ServeError(EcotError):
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        super().__init__(message)
+        self.status, self.kind = status, kind
+
+
+class Responder(Protocol):
+    model_name: str
+
+    def respond(self, request: ChatRequest) -> Completion: ...
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class ReplayResponder:
+    """Answers from a replay file (see ecot.generators.replay for the format and lookup rule)."""
+
+    def __init__(self, path: str | Path, model_name: str = "ecot-replay") -> None:
+        self.book = ReplayBook.load(path)
+        self.model_name = model_name
+
+    def respond(self, request: ChatRequest) -> Completion:
+        turn = request.turn
+        if turn is None:
+            turn = sum(1 for m in request.messages if m.get("role") == "assistant")
+        text = last_user_text(request.messages)
+        entry = self.book.lookup(request.task_id, turn, text)
+        if entry is None:
+            raise ServeError(404, f"no replay answer for task {request.task_id or '-'} turn {turn}", "not_found_error")
+        usage = entry.usage or _estimate_usage(request.messages, entry.content + (entry.reasoning_content or ""))
+        return Completion(entry.content, entry.reasoning_content, dict(usage))
+
+
+def _estimate_usage(messages: list[dict[str, Any]], answer: str) -> dict[str, int]:
+    """Whitespace word counts: replay has no tokenizer, but clients still expect usage."""
+    prompt = sum(_words(str(m.get("content") or "")) for m in messages)
+    completion = _words(answer)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+class HFResponder:
+    """The hf generator's model; one generation at a time (the generator's lock serialises them)."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None, model_name: str | None = None) -> None:
+        from ecot.generators.hf_local import HFGenerator
+
+        self.generator = HFGenerator.from_options(dict(options or {}))
+        self.model_name = model_name or self.generator.model_name
+
+    def respond(self, request: ChatRequest) -> Completion:
+        reply = self.generator.chat(request.messages, **request.sampling)
+        return Completion(reply.text, None, reply.usage)
+
+
+def make_responder(mode: str, replay: str | None = None, hf_options: Mapping[str, Any] | None = None, model_name: str | None = None) -> Responder:
+    if mode == "replay":
+        if not replay:
+            raise EcotError("serve: --mode replay needs --replay FILE")
+        return ReplayResponder(replay, model_name or "ecot-replay")
+    if mode == "hf":
+        return HFResponder(hf_options, model_name)
+    raise EcotError(f"serve: unknown mode '{mode}' (known: hf, replay)")
+
+
+class EcotHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True  # a hung client never blocks shutdown
+    request_queue_size = 1024  # listen backlog: bursts of 64+ new connections must not be dropped
+
+    def __init__(self, address: tuple[str, int], responder: Responder, latency_s: float = 0.0) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.responder = responder
+        self.latency_s = latency_s
+        super().__init__(address, ChatHandler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind resolves the host's FQDN, which can stall on machines without DNS.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = f"[{host}]" if ":" in str(host) else host
+        return f"http://{host}:{port}/v1"
+
+
+class ChatHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
+    timeout = 300  # idle keep-alive connections are closed after this many seconds
+    server: EcotHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/health", "/v1/health"):
+            self._send(200, {"status": "ok"})
+        elif path == "/v1/models":
+            model = {"id": self.server.responder.model_name, "object": "model", "created": 0, "owned_by": "ecot"}
+            self._send(200, {"object": "list", "data": [model]})
+        else:
+            self._error(ServeError(404, f"no route GET {path}", "not_found_error"))
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        try:
+            body = self._read_json()
+            if path != "/v1/chat/completions":
+                raise ServeError(404, f"no route POST {path}", "not_found_error")
+            request = self._chat_request(body)
+            if self.server.latency_s > 0:
+                time.sleep(self.server.latency_s)
+            completion = self.server.responder.respond(request)
+        except ServeError as err:
+            self._error(err)
+            return
+        except Exception as err:  # the server stays up; the client sees a 500 it may retry
+            log.exception("serve: request failed")
+            self._error(ServeError(500, f"{type(err).__name__}: {err}", "server_error"))
+            return
+        self._send(200, _completion_json(self.server.responder.model_name, completion))
+
+    def _read_json(self) -> Any:
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            raise ServeError(411, "a Content-Length header is required")
+        if int(length) > MAX_BODY:
+            raise ServeError(413, f"request body over {MAX_BODY} bytes")
+        data = self.rfile.read(int(length))
+        try:
+            return json.loads(data or b"null")
+        except ValueError as err:
+            raise ServeError(400, f"request body is not JSON: {err}") from None
+
+    def _chat_request(self, body: Any) -> ChatRequest:
+        try:
+            chat = ChatBody.model_validate(body)
+        except ValidationError as err:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+            raise ServeError(400, f"invalid chat request: {problems}") from None
+        if chat.stream:
+            raise ServeError(400, "streaming is not supported by ecot serve; send stream=false")
+        if chat.n != 1:
+            raise ServeError(400, "only n=1 is supported")
+        turn = self.headers.get("X-Ecot-Turn")
+        if turn is not None and not turn.strip().isdigit():
+            raise ServeError(400, f"X-Ecot-Turn must be a non-negative integer, got {turn!r}")
+        sampling = {
+            "max_new_tokens": chat.max_completion_tokens or chat.max_tokens,
+            "temperature": chat.temperature,
+            "top_p": chat.top_p,
+            "seed": chat.seed,
+        }
+        return ChatRequest(
+            messages=[m.model_dump() for m in chat.messages],
+            task_id=self.headers.get("X-Ecot-Task"),
+            turn=int(turn) if turn is not None else None,
+            sampling={key: value for key, value in sampling.items() if value is not None},
+        )
+
+    def _error(self, err: ServeError) -> None:
+        self._send(err.status, {"error": {"message": str(err), "type": err.kind, "code": err.status}})
+
+    def _send(self, status: int, payload: Mapping[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _completion_json(model: str, completion: Completion) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": completion.content}
+    if completion.reasoning:
+        message["reasoning_content"] = completion.reasoning
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": completion.usage,
+    }
+
+
+def create_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> EcotHTTPServer:
+    try:
+        return EcotHTTPServer((host, port), responder, latency_ms / 1000.0)
+    except OSError as err:
+        raise EcotError(f"serve: cannot listen on {host}:{port}: {err.strerror or err}") from None
+
+
+def start_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> tuple[str, Callable[[], None]]:
+    """Serve in a background thread of this process: (base URL ending in /v1, stop function)."""
+    server = create_server(responder, host, port, latency_ms)
+    thread = threading.Thread(target=server.serve_forever, name="ecot-serve", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+    return server.url, stop
+
+
+class ServerProcess:
+    """`ecot serve` in a child process (for tests and benchmarks); a context manager that stops it.
+
+    stderr goes to a temporary file, not a pipe: nobody drains a pipe, and a full one would stall
+    the server. It is shown when the server fails to start.
+    """
+
+    def __init__(self, args: list[str], startup_s: float = 120.0) -> None:
+        command = [sys.executable, "-m", "ecot.cli.main", "serve", "--port", "0", *args]
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        self.url = self._first_line(startup_s)
+
+    def _first_line(self, startup_s: float) -> str:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], startup_s)
+        line = self.proc.stdout.readline().strip() if ready else ""
+        if not line.startswith("http"):
+            self.stop()
+            self.stderr.seek(0)
+            detail = self.stderr.read().strip()[-2000:]
+            raise EcotError(f"ecot serve did not start (exit {self.proc.returncode}): {detail}")
+        return line
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def __enter__(self) -> ServerProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        self.stderr.close()

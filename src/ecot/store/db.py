@@ -1,0 +1,289 @@
+"""The trajectory store: SQLite in WAL mode, append-only turns, resumable runs.
+
+Crash safety comes from SQLite itself: every append is one committed transaction, so a process
+killed at any point leaves either the whole turn or none of it, and UNIQUE(trajectory_id, idx)
+makes a replayed append fail instead of duplicating. In WAL mode synchronous=NORMAL keeps every
+commit across a process kill; only a power loss or OS crash can drop the last few commits (never
+corrupting the file), and a resumed run regenerates them. FULL closes that gap at a measured
+~3.5 ms instead of ~0.2 ms per 10 KB turn; pass synchronous="FULL" to opt in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from ecot.errors import EcotError
+from ecot.outcome import Outcome
+from ecot.store.migrations import apply_migrations
+from ecot.store.version import code_version, ecot_version
+from ecot.trajectory import Message, Trajectory, Turn
+
+STATUSES = ("passed", "failed", "error")
+SYNCHRONOUS = ("NORMAL", "FULL")
+_PAGE = 256  # trajectories fetched per query while iterating
+
+_TURN_COLUMNS = (
+    "idx, reasoning, code, raw, label, diagnostic, log, metrics, tool_versions, wall_s, "
+    "observation_source, usage, gen_s"
+)
+
+
+class StoreError(EcotError):
+    """Misuse of the store: an out-of-order or duplicate turn, an unknown trajectory or status."""
+
+
+def run_key(config: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of a run config: same config, same run (that is how reruns resume)."""
+    return hashlib.sha256(_dumps(config).encode("utf-8")).hexdigest()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class TrajectoryStore:
+    def __init__(self, path: Path, *, synchronous: str = "NORMAL") -> None:
+        if synchronous not in SYNCHRONOUS:
+            raise StoreError(f"synchronous must be NORMAL or FULL, got '{synchronous}'")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit mode: every transaction below is explicit (BEGIN IMMEDIATE ... COMMIT).
+        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={synchronous}")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self.applied_migrations = apply_migrations(self._conn)
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def begin_run(self, config: dict[str, Any]) -> int:
+        key = run_key(config)
+        with self._transaction():
+            self._conn.execute(
+                "INSERT OR IGNORE INTO runs (run_key, config, created_at, ecot_version, code_version) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, _dumps(config), _now(), ecot_version(), code_version()),
+            )
+            row = self._conn.execute("SELECT id FROM runs WHERE run_key = ?", (key,)).fetchone()
+        return int(row["id"])
+
+    def runs(self) -> list[dict[str, Any]]:
+        rows = self._conn.execute("SELECT * FROM runs ORDER BY id").fetchall()
+        return [{**dict(row), "config": json.loads(row["config"])} for row in rows]
+
+    # -- trajectories -----------------------------------------------------------------------
+
+    def trajectory(
+        self,
+        run_id: int,
+        task_id: str,
+        domain: str,
+        sample: int,
+        prompt_messages: list[Message],
+        provenance: dict[str, Any],
+    ) -> Trajectory:
+        """Get-or-create; an existing trajectory comes back with its stored turns (resume)."""
+        with self._transaction():
+            self._conn.execute(
+                "INSERT OR IGNORE INTO trajectories "
+                "(run_id, task_id, domain, sample, prompt_messages, provenance, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, task_id, domain, sample, _dumps(prompt_messages), _dumps(provenance), _now()),
+            )
+            row = self._conn.execute(
+                f"{_TRAJ_SELECT} WHERE t.run_id = ? AND t.task_id = ? AND t.sample = ?",
+                (run_id, task_id, sample),
+            ).fetchone()
+        return self._load(row)
+
+    def append_turn(self, trajectory: Trajectory, turn: Turn) -> None:
+        """Commit one turn; its index must be the next one. Also appends it to trajectory.turns."""
+        traj_id = self._require_id(trajectory)
+        outcome = turn.outcome
+        with self._transaction():
+            stored = self._conn.execute(
+                "SELECT COUNT(*) FROM turns WHERE trajectory_id = ?", (traj_id,)
+            ).fetchone()[0]
+            if turn.index != stored:
+                raise StoreError(
+                    f"trajectory {traj_id} ({trajectory.task_id}) has {stored} stored turns; "
+                    f"cannot append turn index {turn.index}"
+                )
+            self._conn.execute(
+                f"INSERT INTO turns (trajectory_id, {_TURN_COLUMNS}, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    traj_id, turn.index, turn.reasoning, turn.code, turn.raw, outcome.label,
+                    outcome.diagnostic, outcome.log, _dumps(outcome.metrics), _dumps(outcome.tool_versions),
+                    outcome.wall_s, turn.observation_source, _dumps(turn.usage), turn.gen_s, _now(),
+                ),
+            )
+        trajectory.turns.append(turn)
+
+    def finish(self, trajectory: Trajectory, status: str) -> None:
+        if status not in STATUSES:
+            raise StoreError(f"status must be one of {', '.join(STATUSES)}, got '{status}'")
+        traj_id = self._require_id(trajectory)
+        with self._transaction():
+            self._conn.execute(
+                "UPDATE trajectories SET status = ?, finished_at = ? WHERE id = ?", (status, _now(), traj_id)
+            )
+        trajectory.provenance["status"] = status
+
+    def is_finished(self, run_id: int, task_id: str, sample: int) -> bool:
+        row = self._conn.execute(
+            "SELECT status FROM trajectories WHERE run_id = ? AND task_id = ? AND sample = ?",
+            (run_id, task_id, sample),
+        ).fetchone()
+        return row is not None and row["status"] is not None
+
+    def iter_trajectories(
+        self, run_id: int | None = None, domain: str | None = None, finished_only: bool = True
+    ) -> Iterator[Trajectory]:
+        """Trajectories in insertion order, turns loaded; paged so huge stores stream."""
+        where, params = ["t.id > ?"], [0]
+        if run_id is not None:
+            where.append("t.run_id = ?")
+            params.append(run_id)
+        if domain is not None:
+            where.append("t.domain = ?")
+            params.append(domain)
+        if finished_only:
+            where.append("t.status IS NOT NULL")
+        sql = f"{_TRAJ_SELECT} WHERE {' AND '.join(where)} ORDER BY t.id LIMIT {_PAGE}"
+        while True:
+            rows = self._conn.execute(sql, params).fetchall()
+            for row in rows:
+                yield self._load(row)
+            if len(rows) < _PAGE:
+                return
+            params[0] = rows[-1]["id"]
+
+    def counts(self, run_id: int | None = None) -> dict[str, int]:
+        scope, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        row = self._conn.execute(
+            "SELECT COUNT(*) AS trajectories, COUNT(status) AS finished, "
+            "COALESCE(SUM(status = 'passed'), 0) AS passed, "
+            "(SELECT COUNT(*) FROM turns WHERE trajectory_id IN "
+            f"(SELECT id FROM trajectories {scope})) AS turns "
+            f"FROM trajectories {scope}",
+            params * 2,
+        ).fetchone()
+        return {key: int(row[key]) for key in ("trajectories", "finished", "passed", "turns")}
+
+    # -- audits -----------------------------------------------------------------------------
+
+    def record_audit(self, trajectory: Trajectory, index: int, real: Outcome, world_model: str) -> bool:
+        """Store a real-execution verdict for a world-model turn; return whether the labels agree."""
+        traj_id = self._require_id(trajectory)
+        with self._transaction():
+            row = self._conn.execute(
+                "SELECT id, label FROM turns WHERE trajectory_id = ? AND idx = ?", (traj_id, index)
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"trajectory {traj_id} has no turn {index} to audit")
+            agree = row["label"] == real.label
+            self._conn.execute(
+                "INSERT INTO audits (turn_id, world_model, real_label, predicted_label, agree, "
+                "real_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (row["id"], world_model, real.label, row["label"], int(agree), _dumps(real.to_dict()), _now()),
+            )
+        return agree
+
+    def audits(self, run_id: int | None = None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT a.*, tr.idx, t.task_id, t.domain, t.sample, t.run_id FROM audits a "
+            "JOIN turns tr ON tr.id = a.turn_id JOIN trajectories t ON t.id = tr.trajectory_id"
+        )
+        if run_id is not None:
+            rows = self._conn.execute(f"{sql} WHERE t.run_id = ? ORDER BY a.id", (run_id,))
+        else:
+            rows = self._conn.execute(f"{sql} ORDER BY a.id")
+        return [{**dict(r), "agree": bool(r["agree"]), "real_outcome": json.loads(r["real_outcome"])} for r in rows]
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> TrajectoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._conn)
+
+    @staticmethod
+    def _require_id(trajectory: Trajectory) -> int:
+        if trajectory.id is None:
+            raise StoreError(f"trajectory {trajectory.task_id} was not created by this store")
+        return trajectory.id
+
+    def _load(self, row: sqlite3.Row) -> Trajectory:
+        turn_rows = self._conn.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE trajectory_id = ? ORDER BY idx", (row["id"],)
+        ).fetchall()
+        provenance = json.loads(row["provenance"])
+        # Run-level provenance lives in the runs table; surface it without overriding the loop's keys.
+        for key in ("run_id", "status", "code_version", "ecot_version"):
+            provenance.setdefault(key, row[key])
+        return Trajectory(
+            task_id=row["task_id"],
+            domain=row["domain"],
+            sample=int(row["sample"]),
+            prompt_messages=json.loads(row["prompt_messages"]),
+            turns=[_turn_from_row(r) for r in turn_rows],
+            provenance=provenance,
+            id=int(row["id"]),
+        )
+
+
+_TRAJ_SELECT = (
+    "SELECT t.*, r.code_version, r.ecot_version FROM trajectories t JOIN runs r ON r.id = t.run_id"
+)
+
+
+def _turn_from_row(row: sqlite3.Row) -> Turn:
+    outcome = Outcome(
+        label=row["label"],
+        diagnostic=row["diagnostic"],
+        log=row["log"],
+        metrics=json.loads(row["metrics"]),
+        tool_versions=json.loads(row["tool_versions"]),
+        wall_s=float(row["wall_s"]),
+    )
+    return Turn(
+        index=int(row["idx"]),
+        reasoning=row["reasoning"],
+        code=row["code"],
+        raw=row["raw"],
+        outcome=outcome,
+        observation_source=row["observation_source"],
+        usage=json.loads(row["usage"]),
+        gen_s=float(row["gen_s"]),
+    )
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (including KeyboardInterrupt)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        self._conn.execute("ROLLBACK" if exc_type else "COMMIT")

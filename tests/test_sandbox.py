@@ -1,0 +1,140 @@
+"""The sandbox contains what it runs: limits, isolation, process-tree cleanup."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ecot import sandbox
+from ecot.task import Limits
+
+FAST = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs=16)
+
+
+def run_sh(script: str, limits: Limits = FAST, **kw):
+    with sandbox.workdir() as work:
+        return sandbox.run(["sh", "-c", script], work, limits, **kw), work
+
+
+def test_runs_and_captures_both_streams() -> None:
+    result, _ = run_sh("echo out; echo err >&2; exit 3")
+    assert result.returncode == 3
+    assert result.stdout.strip() == "out" and result.stderr.strip() == "err"
+    assert not result.timed_out and not result.output_overflow
+
+
+def test_wall_timeout_kills_the_whole_tree() -> None:
+    marker = f"60.{os.getpid()}"  # a sleep duration nothing else on the machine uses
+    start = time.monotonic()
+    result, _ = run_sh(f"(setsid sleep {marker} &); sleep {marker} & sleep {marker}", FAST.scaled(wall_s=1))
+    assert result.timed_out
+    assert time.monotonic() - start < 5
+    time.sleep(0.2)
+    leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and marker.encode() in _cmdline(p)]
+    assert leftovers == []
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_output_cap_stops_a_flood() -> None:
+    result, _ = run_sh("yes ecot")
+    assert result.output_overflow
+    assert len(result.stdout) <= FAST.output_kb * 1024
+
+
+def test_cpu_limit() -> None:
+    result, _ = run_sh("while :; do :; done", FAST.scaled(cpu_s=1, wall_s=10))
+    assert result.returncode != 0 and not result.timed_out
+
+
+def test_file_size_limit() -> None:
+    result, _ = run_sh("head -c 5000000 /dev/zero > big; echo rc=$?")
+    assert "rc=0" not in result.stdout
+
+
+def test_process_limit_stops_fork_bombs() -> None:
+    result, _ = run_sh("for i in $(seq 100); do sleep 2 & done; wait; echo done")
+    assert "fork" in result.stderr.lower() or result.returncode != 0
+
+
+def test_memory_limit() -> None:
+    result, _ = run_sh("python3 -c 'x = bytearray(600 * 1024 * 1024)'", FAST.scaled(memory_mb=200))
+    assert result.returncode != 0
+
+
+def test_environment_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ECOT_SECRET_TOKEN", "hunter2")
+    result, _ = run_sh("env")
+    assert "hunter2" not in result.stdout
+
+
+def test_work_dir_is_private_and_writable() -> None:
+    with sandbox.workdir() as work:
+        result = sandbox.run(["sh", "-c", "echo hi > note.txt && cat note.txt"], work, FAST)
+        assert result.stdout.strip() == "hi"
+        assert (work / "note.txt").read_text().strip() == "hi"
+
+
+@pytest.mark.skipif(not sandbox.bwrap_available(), reason="bubblewrap (bwrap) is not available")
+class TestIsolation:
+    def test_home_and_secrets_are_invisible(self) -> None:
+        home = os.path.expanduser("~")
+        result, _ = run_sh(f"ls {home}; cat /etc/shadow; ls /root")
+        assert result.stdout.strip() == ""
+
+    def test_system_is_read_only(self) -> None:
+        result, _ = run_sh("touch /usr/ecot_pwned; echo > /etc/ecot_pwned; echo rc=$?")
+        assert not Path("/usr/ecot_pwned").exists() and not Path("/etc/ecot_pwned").exists()
+
+    def test_no_network(self) -> None:
+        script = "python3 -c \"import socket; s=socket.socket(); s.settimeout(1); s.connect(('127.0.0.1', 22))\""
+        result, _ = run_sh(script)
+        assert result.returncode != 0
+        assert "Network is unreachable" in result.stderr or "refused" in result.stderr
+
+    def test_proc_can_be_hidden(self) -> None:
+        result, _ = run_sh("ls /proc/self/mem", proc_fs=False)
+        assert result.returncode != 0
+
+
+def test_fallback_without_bwrap_keeps_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ECOT_SANDBOX", "rlimits")
+    result, _ = run_sh("yes")
+    assert result.output_overflow and not result.isolated
+
+
+def test_steps_stop_at_the_first_failure_and_pass_files_through_read_once_pipes() -> None:
+    with sandbox.workdir() as work:
+        steps = [
+            sandbox.Step(["sh", "-c", "cat secret.txt > made.txt"], feeds={"secret.txt": b"s3cret"}),
+            sandbox.Step(["sh", "-c", "cat in.txt; ls"], feed_files={"in.txt": "made.txt"}),
+        ]
+        first, second = sandbox.run_steps(steps, work, FAST)
+        assert first.returncode == 0
+        assert second.stdout.startswith("s3cret")
+        assert "made.txt" not in second.stdout and "secret.txt" not in second.stdout
+        failing = sandbox.run_steps([sandbox.Step(["false"]), sandbox.Step(["true"])], work, FAST)
+        assert len(failing) == 1 and failing[0].returncode == 1
+
+
+def test_a_read_once_pipe_cannot_be_read_twice() -> None:
+    with sandbox.workdir() as work:
+        result = sandbox.run(["sh", "-c", "cat p; cat p"], work, FAST.scaled(wall_s=1), feeds={"p": b"once\n"})
+        assert result.stdout == "once\n" and result.timed_out
+
+
+@pytest.mark.skipif(not sandbox.bwrap_available(), reason="bubblewrap (bwrap) is not available")
+def test_jobs_leave_nothing_behind_for_the_next_job() -> None:
+    with sandbox.workdir() as work:
+        sandbox.run(["sh", "-c", "echo left > /tmp/leftover; (setsid sleep 30 &); kill -9 1; exit 0"], work, FAST)
+        after = sandbox.run(["sh", "-c", "ls /tmp; ps -e 2>/dev/null | grep -c sleep || true"], work, FAST)
+        assert "leftover" not in after.stdout
+        assert after.stdout.strip().splitlines()[-1] in {"0", ""}

@@ -1,0 +1,91 @@
+"""Task suites: folder and JSONL forms, strict validation with messages naming file and field."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from ecot.errors import TaskFormatError
+from ecot.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
+from ecot.task import Task
+
+
+def make_task(folder: Path, toml: str, files: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "task.toml").write_text(toml)
+    for name, text in (files or {}).items():
+        (folder / name).write_text(text)
+    return folder
+
+
+GOOD = 'domain = "rtl"\nprompt = "build it"\nreference_file = "ref.sv"\n[options]\ntop = "m"\n[limits]\nwall_s = 5\n'
+
+
+def test_folder_task_loads_with_bundle_and_reference(tmp_path: Path) -> None:
+    make_task(tmp_path / "a", GOOD, {"ref.sv": "module m; endmodule\n", "tb.sv": "module tb; endmodule\n"})
+    (task,) = load_suite(tmp_path)
+    assert task.id == "a" and task.domain == "rtl"
+    assert task.reference == "module m; endmodule\n"
+    assert set(task.files) == {"tb.sv"}  # the reference is not part of the bundle
+    assert task.limits.wall_s == 5 and task.option("top") == "m"
+
+
+@pytest.mark.parametrize(
+    ("toml", "needle"),
+    [
+        ('prompt = "x"\n', "domain"),
+        ('domain = "rtl"\nprompt = ""\n', "prompt"),
+        ('domain = "rtl"\nprompt = "x"\n[limits]\nwall_s = -1\n', "limits.wall_s"),
+        ('domain = "rtl"\nprompt = "x"\ncolour = "red"\n', "colour"),
+        ('domain = "rtl"\nprompt = "x"\nreference_file = "nope.sv"\n', "reference_file"),
+        ('domain = "rtl"\nprompt = = "x"\n', "invalid TOML"),
+    ],
+)
+def test_bad_task_files_name_file_and_field(tmp_path: Path, toml: str, needle: str) -> None:
+    make_task(tmp_path / "bad", toml)
+    with pytest.raises(TaskFormatError) as err:
+        load_suite(tmp_path)
+    assert "task.toml" in str(err.value) and needle in str(err.value)
+
+
+def test_jsonl_errors_name_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"id": "a", "domain": "rtl", "prompt": "p"}) + "\n{not json\n")
+    with pytest.raises(TaskFormatError, match=r"s.jsonl:2"):
+        load_suite(path)
+    path.write_text(json.dumps({"id": "a", "domain": "rtl", "prompt": "p", "files": {"../x": ""}}) + "\n")
+    with pytest.raises(TaskFormatError, match="relative path"):
+        load_suite(path)
+
+
+def test_duplicate_ids_are_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    line = json.dumps({"id": "a", "domain": "rtl", "prompt": "p"})
+    path.write_text(line + "\n" + line + "\n")
+    with pytest.raises(TaskFormatError, match="duplicate"):
+        load_suite(path)
+
+
+def test_round_trip_folder_and_jsonl(tmp_path: Path) -> None:
+    task = Task("x/one", "rtl", "prompt", {"tb.sv": "tb"}, "ref", {"top": "m"}, tags=("t",))
+    write_task_dir(task, tmp_path / "suite" / "one", reference_name="reference.sv")
+    write_jsonl([task], tmp_path / "s.jsonl")
+    assert load_suite(tmp_path / "suite") == [task]
+    assert load_suite(tmp_path / "s.jsonl") == [task]
+
+
+def test_tasks_are_immutable_and_picklable() -> None:
+    task = Task("a", "rtl", "p", {"f": "x"}, options={"k": 1})
+    with pytest.raises(TypeError):
+        task.files["g"] = "y"  # type: ignore[index]
+    assert pickle.loads(pickle.dumps(task)) == task
+
+
+def test_bundled_rtl_suite_is_large_enough() -> None:
+    assert "rtl" in bundled_domains()
+    tasks = load_suite(bundled_suite_path("rtl"))
+    assert len(tasks) >= 40
+    assert all(t.reference and t.option("top") for t in tasks)
