@@ -307,3 +307,12 @@ def test_export_run_is_the_synchronous_entry_point(tmp_path: Path) -> None:
     with TrajectoryStore(tmp_path / "s.db") as store:
         report = export_run(store, tmp_path / "out", run_id=run)
     assert str(report).startswith("2 samples from 4 finished trajectories (skipped: 1 not passed, 1 passed only")
+
+
+def test_log_excerpt_and_metrics_keep_what_an_engineer_reads() -> None:
+    quiet = Outcome("Output_Mismatch", "", "booting\nvalue 3\nvalue 4\ndone")
+    assert fold_module.log_excerpt(quiet) == ["booting", "value 3", "value 4", "done"]  # no diagnostic: the tail
+    noisy = Outcome("Syntax_Error", "t.sv:5: syntax error", "t.sv:5: syntax error\nI give up.")
+    assert fold_module.log_excerpt(noisy) == []  # nothing beyond the diagnostic is worth repeating
+    timed = Outcome("Pass", "ok", metrics={"sim_s": 0.0179, "compile_ms": 12, "speedup": 1.23456, "cells": 135})
+    assert fold_module.report(timed) == "The toolchain reports Pass: ok (cells=135, speedup=1.235)"

@@ -130,7 +130,8 @@ def report(outcome: Outcome) -> str:
 
 
 def _metrics(outcome: Outcome) -> str:
-    items = sorted(outcome.metrics.items())[:METRICS_SHOWN]
+    # Durations (sim_s, compile_ms...) vary run to run and teach nothing about the code.
+    items = [(k, v) for k, v in sorted(outcome.metrics.items()) if not k.endswith(("_s", "_ms"))][:METRICS_SHOWN]
     return ", ".join(f"{key}={_metric(value)}" for key, value in items)
 
 
@@ -162,11 +163,11 @@ def _diff_view(before: str, after: str, index: int) -> str:
 
 
 def log_excerpt(outcome: Outcome) -> list[str]:
-    """A few log lines an engineer would read: error-looking ones first, else the tail."""
+    """A few log lines an engineer would read: error-looking ones, else (with no diagnostic) the tail."""
     lines = [line.strip() for line in outcome.log.splitlines() if line.strip()]
     lines = [line for line in lines if line != outcome.diagnostic.strip()]
-    relevant = [line for line in lines if _RELEVANT.search(line)]
-    chosen = list(dict.fromkeys(relevant))[:LOG_LINES] if relevant else lines[-LOG_LINES:]
+    relevant = list(dict.fromkeys(line for line in lines if _RELEVANT.search(line)))
+    chosen = relevant[:LOG_LINES] if relevant or outcome.diagnostic.strip() else lines[-LOG_LINES:]
     return [line if len(line) <= LOG_LINE_CHARS else line[:LOG_LINE_CHARS] + " ..." for line in chosen]
 
 

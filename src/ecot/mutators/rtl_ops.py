@@ -139,7 +139,7 @@ def identifier_typo(src: Source) -> list[Site]:
             continue  # a port connection would silently create an implicit net
         for alt in typos(name):
             if alt not in names and alt not in KEYWORDS:
-                sites.append(Site(pos, m.end(), alt, f"reads `{alt}`, a misspelling of `{name}` that was never declared"))
+                sites.append(Site(pos, m.end(), alt, f"uses `{alt}` where it means `{name}`; `{alt}` was never declared"))
     return sites
 
 
@@ -233,19 +233,22 @@ def incomplete_sensitivity(src: Source) -> list[Site]:
 
 def latch_no_default(src: Source) -> list[Site]:
     sites = []
-    for block in blocks(src):
-        if block.clocked:
-            continue
+    for block in (b for b in blocks(src) if not b.clocked):
         for m in src.finditer(r"^[ \t]*default\s*:|\belse\b(?!\s+if\b)", re.M):
             end = statement_end(src, m.end()) if block.body <= m.start() < block.end else None
             if end is None:
                 continue
-            targets = {a.lhs for a in assignments(src, m.end(), end)}
-            if any(re.search(rf"\b{t}\b\s*(\[[^\]]*\])?\s*=(?!=)", src.masked[block.body : m.start()]) for t in targets):
-                continue  # assigned a default earlier in the block: no latch
-            start = m.start() if m.group(0).lstrip().startswith("default") else len(src.masked[: m.start()].rstrip())
-            what = "`default` item" if "default" in m.group(0) else "final `else`"
-            note = f"drops the {what} of the combinational logic, so `{'`, `'.join(sorted(targets))}` keeps its old value there (a latch)"
+            is_default = "default" in m.group(0)
+            opener = list(re.finditer(r"\bcase[xz]?\b" if is_default else r"\bif\b", src.masked[block.body : m.start()]))
+            before = src.masked[block.body : block.body + (opener[-1 if is_default else 0].start() if opener else 0)]
+            targets = sorted({a.lhs for a in assignments(src, m.end(), end)})
+            if not targets or any(re.search(rf"\b{t}\b\s*(\[[^\]]*\])?\s*=(?!=)", before) for t in targets):
+                continue  # an earlier default assignment already covers the missing path
+            start = m.start() if is_default else len(src.masked[: m.start()].rstrip())
+            end += is_default and src.masked[end : end + 1] == "\n"
+            what = "`default` item" if is_default else "final `else`"
+            holds = "keeps its old value" if len(targets) == 1 else "keep their old values"
+            note = f"drops the {what} of the combinational logic, so `{'`, `'.join(targets)}` {holds} there (a latch)"
             sites.append(Site(start, end, "", note))
     return sites
 

@@ -1,0 +1,138 @@
+"""The multi-turn loop on the real RTL backend and the real store (generators scripted per test)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from ecot.executor import LocalPool
+from ecot.generators.base import Generation, Generator
+from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop, conversation
+from ecot.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
+from ecot.store import TrajectoryStore
+from ecot.suite import bundled_suite_path, load_suite
+from ecot.task import Task
+from ecot.trajectory import Message, Turn
+
+
+def rtl_task() -> Task:
+    return load_suite(bundled_suite_path("rtl"))[0]
+
+
+class Scripted(Generator):
+    """Answers from a list, one per turn; records what it was shown."""
+
+    name = "scripted"
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+        self.seen: list[list[Message]] = []
+
+    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0) -> Generation:
+        from ecot.extract import extract_code, split_thinking
+
+        self.seen.append(list(messages))
+        raw = self.answers[min(len(turns), len(self.answers) - 1)]
+        reasoning, answer = split_thinking(raw)
+        return Generation(reasoning, extract_code(answer, task.domain), raw, {"completion_tokens": 7})
+
+
+def fenced(code: str) -> str:
+    return f"<think>Let me write it.</think>\n```verilog\n{code}```"
+
+
+class BrokenThenFixedEnv:
+    """Fails for harness reasons a set number of times, then defers to a real environment."""
+
+    source = "real"
+
+    def __init__(self, real: RealEnvironment, failures: int) -> None:
+        self.real, self.failures, self.calls = real, failures, 0
+
+    async def observe(self, task: Task, code: str) -> Outcome:
+        self.calls += 1
+        if self.calls <= self.failures:
+            return infra_error("simulated harness failure")
+        return await self.real.observe(task, code)
+
+
+def run_loop(tmp_path: Path, generator: Generator, env_factory=None, max_rounds: int = 4):
+    task = rtl_task()
+    store = TrajectoryStore(tmp_path / "t.db")
+    with LocalPool(1) as pool:
+        env = RealEnvironment(pool) if env_factory is None else env_factory(RealEnvironment(pool))
+        loop = SynthesisLoop(generator, env, store, LoopSettings(max_rounds=max_rounds))
+        run_id = store.begin_run({"test": tmp_path.name})
+        summary = asyncio.run(loop.run(run_id, [task]))
+        (traj,) = list(store.iter_trajectories(run_id=run_id))
+    store.close()
+    return task, traj, summary
+
+
+def test_repairs_until_pass_and_keeps_every_turn(tmp_path: Path) -> None:
+    task = rtl_task()
+    broken = task.reference.replace(";", "", 1)  # a syntax error
+    generator = Scripted(["no code here, sorry", fenced(broken), fenced(task.reference)])
+    _, traj, summary = run_loop(tmp_path, generator)
+    assert traj.labels[0] == NO_CODE
+    assert traj.labels[1] == "Syntax_Error"
+    assert traj.labels[2] == PASS and traj.passed
+    assert summary.statuses["passed"] == 1 and summary.turns == 3
+    assert all(t.observation_source == "real" and t.raw for t in traj.turns)
+    assert traj.turns[1].usage == {"completion_tokens": 7}
+    # the generator saw the real verdict of its previous attempt
+    assert "Syntax_Error" in generator.seen[2][-1]["content"]
+    assert generator.seen[2][-1]["role"] == "user"
+
+
+def test_stops_after_k_correction_rounds(tmp_path: Path) -> None:
+    task = rtl_task()
+    _, traj, summary = run_loop(tmp_path, Scripted([fenced("module nothing; endmodule\n")]), max_rounds=2)
+    assert len(traj.turns) == 3 and not traj.passed
+    assert summary.statuses["failed"] == 1
+
+
+def test_infra_failures_are_retried_not_blamed(tmp_path: Path) -> None:
+    task = rtl_task()
+    generator = Scripted([fenced(task.reference)])
+    _, traj, _ = run_loop(tmp_path, generator, lambda real: BrokenThenFixedEnv(real, failures=2))
+    assert traj.labels == [PASS]
+
+
+def test_persistent_infra_failure_ends_the_trajectory_without_a_revision(tmp_path: Path) -> None:
+    task = rtl_task()
+    generator = Scripted([fenced(task.reference)])
+    _, traj, summary = run_loop(tmp_path, generator, lambda real: BrokenThenFixedEnv(real, failures=99))
+    assert traj.labels == [INFRA_ERROR]
+    assert summary.statuses["error"] == 1
+    assert len(generator.seen) == 1  # never asked to "fix" code for a harness failure
+
+
+def test_generator_errors_leave_the_trajectory_open_for_a_rerun(tmp_path: Path) -> None:
+    class Failing(Scripted):
+        async def generate(self, *args, **kwargs):
+            raise ConnectionError("endpoint down")
+
+    task = rtl_task()
+    store = TrajectoryStore(tmp_path / "t.db")
+    with LocalPool(1) as pool:
+        loop = SynthesisLoop(Failing([]), RealEnvironment(pool), store, LoopSettings())
+        run_id = store.begin_run({"x": 1})
+        summary = asyncio.run(loop.run(run_id, [task]))
+        assert summary.statuses["generator_error"] == 1 and summary.generator_errors
+        assert not store.is_finished(run_id, task.id, 0)
+        rerun = SynthesisLoop(Scripted([fenced(task.reference)]), RealEnvironment(pool), store, LoopSettings())
+        assert asyncio.run(rerun.run(run_id, [task])).statuses["passed"] == 1
+    store.close()
+
+
+def test_conversation_rebuilds_observations() -> None:
+    task = rtl_task()
+    outcome = Outcome("Simulation_Mismatch", "MISMATCH time=10 signal=y expected=1 got=0", "MISMATCH time=10 ...")
+    turn = Turn(0, "r", "code", "raw answer", outcome)
+    messages = conversation([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], [turn], task)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "Simulation_Mismatch" in messages[-1]["content"] and "signal=y" in messages[-1]["content"]
