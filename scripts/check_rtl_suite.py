@@ -3,7 +3,7 @@
 
 Usage: .venv/bin/python scripts/check_rtl_suite.py [--jobs N] [--per-op N] [--lint] [TASK_NAME ...]
 
-For each task the reference must evaluate to Pass; then mechanical mutants of the reference (operator
+For each task the reference must evaluate to Pass (with synth = "strict", so Yosys reads it too); then mechanical mutants of the reference (operator
 swaps, constant tweaks, inverted conditions, blocking assignments...) must NOT pass. A task whose
 testbench kills fewer than --min-killed mutants is reported as weak and the script exits non-zero.
 Surviving mutants are listed so a person can judge whether they are equivalent or the bench is blind.
@@ -43,6 +43,7 @@ OPERATORS: tuple[tuple[str, str, str], ...] = (
     ("shr->shl", r">>", "<<"),
     ("gt->ge", r"(?<![>-])>(?![>=])", ">="),
     ("sized literal", r"\b\d+'[bhd][0-9a-fA-F_]+\b", "__LIT__"),
+    ("drop nb-assign", r"(?<![\w\]])[A-Za-z_]\w*(\[[^\]]*\])*\s*<=(?=\s)[^;]*;", ";"),
 )
 
 # Operators applied to every occurrence at once: one blocking assignment alone is often equivalent.
@@ -103,7 +104,8 @@ def check_task(task: Task, per_op: int, lint: bool) -> TaskReport:
     report = TaskReport(task.id)
     start = time.monotonic()
     assert task.reference is not None
-    outcome = backend.run(task, task.reference)
+    # strict: the reference must also be readable by Yosys, not merely simulate
+    outcome = backend.run(replace(task, options={**task.options, "synth": "strict"}), task.reference)
     report.reference_label = outcome.label
     report.reference_note = outcome.diagnostic[:200]
     if lint:

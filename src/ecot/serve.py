@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import select
 import socket
 import socketserver
@@ -30,6 +31,7 @@ from typing import Any, Callable, Mapping, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ecot.errors import EcotError
+from ecot.generators.options import content_text, turn_number
 from ecot.generators.replay import ReplayBook, last_user_text
 
 log = logging.getLogger(__name__)
@@ -97,9 +99,7 @@ class ReplayResponder:
         self.model_name = model_name
 
     def respond(self, request: ChatRequest) -> Completion:
-        turn = request.turn
-        if turn is None:
-            turn = sum(1 for m in request.messages if m.get("role") == "assistant")
+        turn = request.turn if request.turn is not None else turn_number(request.messages)  # type: ignore[arg-type]
         text = last_user_text(request.messages)
         entry = self.book.lookup(request.task_id, turn, text)
         if entry is None:
@@ -110,7 +110,7 @@ class ReplayResponder:
 
 def _estimate_usage(messages: list[dict[str, Any]], answer: str) -> dict[str, int]:
     """Whitespace word counts: replay has no tokenizer, but clients still expect usage."""
-    prompt = sum(_words(str(m.get("content") or "")) for m in messages)
+    prompt = sum(_words(content_text(m.get("content"))) for m in messages)
     completion = _words(answer)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
@@ -273,7 +273,7 @@ def create_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, 
 def start_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> tuple[str, Callable[[], None]]:
     """Serve in a background thread of this process: (base URL ending in /v1, stop function)."""
     server = create_server(responder, host, port, latency_ms)
-    thread = threading.Thread(target=server.serve_forever, name="ecot-serve", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.1,), name="ecot-serve", daemon=True)
     thread.start()
 
     def stop() -> None:
@@ -291,10 +291,11 @@ class ServerProcess:
     the server. It is shown when the server fails to start.
     """
 
-    def __init__(self, args: list[str], startup_s: float = 120.0) -> None:
+    def __init__(self, args: list[str], startup_s: float = 120.0, env: Mapping[str, str] | None = None) -> None:
         command = [sys.executable, "-m", "ecot.cli.main", "serve", "--port", "0", *args]
         self.stderr = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        full_env = {**os.environ, **(env or {})}
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=full_env)
         self.url = self._first_line(startup_s)
 
     def _first_line(self, startup_s: float) -> str:

@@ -114,6 +114,8 @@ class RtlBackend(Backend):
         metrics = {**sim.metrics, **findings.metrics}
         if result.timed_out:
             return _with(sim, metrics=metrics, note="yosys timed out; structural checks skipped")
+        if not findings.parsed and "design.sv" not in findings.first_error:
+            return infra_error(f"yosys failed before reading the design: {findings.first_error}", result.output)
         if not findings.parsed:
             if mode == "strict":
                 return Outcome(SYNTHESIS_ERROR, f"yosys rejected the design: {findings.first_error}", truncate_log(result.output), metrics)

@@ -12,6 +12,7 @@ from ecot.errors import EcotError
 
 # name -> (module, one-line help). Modules import heavy dependencies inside run() only.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "synth": ("ecot.cli.synth", "the main job: synthesize verified multi-turn trajectories and export the ECoT corpus"),
     "check": ("ecot.cli.check", "run one candidate file against one task and print the outcome"),
     "eval": ("ecot.cli.evaluate", "evaluate reference solutions (or candidates) of a suite; print the outcome table"),
     "import": ("ecot.cli.import_suite", "convert a public benchmark layout (RTLLM, VerilogEval) into an ecot suite"),

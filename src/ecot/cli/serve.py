@@ -27,10 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=None, help="hf mode: default answer length when a request sets no max_tokens")
     parser.add_argument("--device", default=None, help="hf mode: cpu, cuda, cuda:1 ... (default: cuda if available)")
     parser.add_argument("--dtype", default=None, choices=("auto", "float32", "bfloat16", "float16"), help="hf mode: weight dtype")
+    parser.add_argument("--threads", type=int, default=None, help="hf mode on CPU: torch threads (default: half the cores, at most 4)")
 
 
 def _hf_options(args: argparse.Namespace) -> dict[str, Any]:
-    pairs = {"model": args.model, "max_new_tokens": args.max_new_tokens, "device": args.device, "dtype": args.dtype}
+    pairs = {"model": args.model, "max_new_tokens": args.max_new_tokens, "device": args.device, "dtype": args.dtype, "threads": args.threads}
     return {key: value for key, value in pairs.items() if value is not None}
 
 

@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ecot.errors import EcotError
 from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation
+from ecot.generators.options import Options, build_generation, content_text
 from ecot.task import Task
 from ecot.trajectory import Message, Turn
 
@@ -153,6 +153,15 @@ def pick_device(device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def cpu_threads(threads: int) -> int:
+    """0 means auto: half the cores, at most 4.
+
+    The loop's backend workers share these cores; with every core given to torch, its spinning
+    threads and the toolchains slow each other down (measured 2 tok/s instead of 16 on a busy 2-core box).
+    """
+    return threads if threads > 0 else min(4, max(1, (os.cpu_count() or 2) // 2))
+
+
 @dataclass(frozen=True)
 class Reply:
     text: str
@@ -172,13 +181,14 @@ class HFGenerator(Generator):
         device: str = "auto",
         dtype: str = "auto",
         cache_dir: str | Path | None = None,
+        threads: int = 0,
     ) -> None:
         if dtype not in DTYPES:
             raise EcotError(f"hf generator: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
         self.source = resolve_source(model, Path(cache_dir).expanduser() if cache_dir else None)
         self.model_name = model
         self.max_new_tokens, self.temperature, self.top_p, self.seed = max_new_tokens, temperature, top_p, seed
-        self.device, self.dtype = device, dtype
+        self.device, self.dtype, self.threads = device, dtype, threads
         self._lock = threading.Lock()  # one forward pass at a time: the model is not thread-safe
         self._model: Any = None
         self._tokenizer: Any = None
@@ -197,6 +207,7 @@ class HFGenerator(Generator):
             device=read.get_str("device", "auto") or "auto",
             dtype=read.choice("dtype", "auto", DTYPES),
             cache_dir=read.get_str("cache_dir"),
+            threads=read.get_int("threads", 0, low=0),
         )
         read.finish()
         return generator
@@ -212,9 +223,15 @@ class HFGenerator(Generator):
             return
         started = time.perf_counter()
         device = pick_device(self.device)
+        if device == "cpu":
+            import torch
+
+            torch.set_num_threads(cpu_threads(self.threads))  # process-wide: torch has no per-model setting
         with quiet_transformers():
             self._model, self._tokenizer, how = load_model(self.source, device, self.dtype)
         self.load_info = {"how": how, "load_s": round(time.perf_counter() - started, 3), "device": device}
+        if device == "cpu":
+            self.load_info["threads"] = cpu_threads(self.threads)
         log.info("hf generator: loaded %s (%s) in %.1fs", self.model_name, how, self.load_info["load_s"])
 
     def chat(self, messages: Sequence[Mapping[str, Any]], **overrides: Any) -> Reply:
@@ -236,7 +253,7 @@ class HFGenerator(Generator):
         return Reply(text, usage)
 
     def _encode(self, messages: Sequence[Mapping[str, Any]]) -> Any:
-        chat = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+        chat = [{"role": str(m["role"]), "content": content_text(m.get("content"))} for m in messages]
         if getattr(self._tokenizer, "chat_template", None):
             inputs = self._tokenizer.apply_chat_template(chat, add_generation_prompt=True, return_dict=True, return_tensors="pt")
         else:  # a base model without a template: a plain transcript ending where the answer starts
@@ -261,8 +278,11 @@ class HFGenerator(Generator):
             settings.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         return settings
 
-    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = ()) -> Generation:
-        reply = await asyncio.to_thread(self.chat, messages)
+    async def generate(
+        self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0
+    ) -> Generation:
+        # each sample of a task draws its own reproducible stream (no effect when greedy)
+        reply = await asyncio.to_thread(self.chat, messages, seed=self.seed + sample)
         return build_generation(reply.text, None, task.domain, reply.usage)
 
     def provenance(self) -> dict[str, Any]:
@@ -272,6 +292,7 @@ class HFGenerator(Generator):
             "source": self.source.location,
             "device": self.load_info.get("device", self.device),
             "dtype": self.dtype,
+            "threads": self.load_info.get("threads", self.threads),
             "max_new_tokens": self.max_new_tokens,
             "temperature": self.temperature,
             "top_p": self.top_p,

@@ -127,9 +127,11 @@ class OpenAIGenerator(Generator):
             self._gate, self._gate_loop = asyncio.Semaphore(self.max_in_flight), loop
         return self._gate
 
-    def _request(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn]) -> dict[str, Any]:
+    def _request(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn], sample: int) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         request.update({key: value for key, value in self.sampling.items() if value is not None})
+        if "seed" in request:  # each sample of a task draws its own reproducible stream
+            request["seed"] += sample
         if self.extra_body:
             request["extra_body"] = self.extra_body
         if self.task_headers:  # lets replay servers and proxies key answers by task and turn
@@ -156,8 +158,10 @@ class OpenAIGenerator(Generator):
                 await asyncio.sleep(delay)  # outside the gate: a backing-off request holds no slot
         raise AssertionError("unreachable")
 
-    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = ()) -> Generation:
-        response = await self._send(self._request(messages, task, turns))
+    async def generate(
+        self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0
+    ) -> Generation:
+        response = await self._send(self._request(messages, task, turns, sample))
         if not response.choices:
             raise GeneratorRequestError("openai generator: the response held no choices")
         message = response.choices[0].message

@@ -150,3 +150,14 @@ def turn_number(messages: Sequence[Message], turns: Sequence[object] = ()) -> in
     if turns:
         return len(turns)
     return sum(1 for message in messages if message.get("role") == "assistant")
+
+
+def content_text(content: Any) -> str:
+    """A message's text: a string as is, the text parts of an OpenAI content-part list joined."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content)

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ecot.errors import EcotError
 from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation, turn_number
+from ecot.generators.options import Options, build_generation, content_text, turn_number
 from ecot.task import Task
 from ecot.trajectory import Message, Turn
 
@@ -100,8 +100,7 @@ def _parse_line(path: Path, number: int, line: str) -> ReplayEntry:
 def last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
-            content = message.get("content")
-            return content if isinstance(content, str) else json.dumps(content)
+            return content_text(message.get("content"))
     return ""
 
 
@@ -122,7 +121,9 @@ class ReplayGenerator(Generator):
         reader.finish()
         return cls(path)
 
-    async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = ()) -> Generation:
+    async def generate(
+        self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0
+    ) -> Generation:
         turn = turn_number(messages, turns)
         entry = self.book.lookup(task.id, turn, last_user_text(messages))
         if entry is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from random import Random
 from typing import Callable, Literal, Mapping, Sequence
 
@@ -123,6 +123,17 @@ def compose(reference: str, edits: Sequence[Applied]) -> str:
     return apply_spans(reference, [span for edit in edits for span in edit.spans])
 
 
+def touched_lines(reference: str, edit: Applied) -> set[int]:
+    """0-based lines of the reference that an edit changes."""
+    return {n for s in edit.spans for n in range(reference.count("\n", 0, s.start), reference.count("\n", 0, s.end) + 1)}
+
+
+def clashes(reference: str, one: Applied, other: Applied) -> bool:
+    """Bugs closer than two lines apart would be indistinguishable in a diagnostic, so they never share a plan."""
+    mine, theirs = touched_lines(reference, one), touched_lines(reference, other)
+    return one.overlaps(other) or any(abs(a - b) <= 1 for a in mine for b in theirs)
+
+
 def line_in(edit: Applied, active: Sequence[Applied]) -> int:
     """Where `edit` starts in the text that composes `active` (edits above it shift its line)."""
     shift = sum(s.line_shift for other in active if other is not edit for s in other.spans if s.start < edit.start)
@@ -208,6 +219,9 @@ class MutationSet:
     evidence: Mapping[str, LabelEvidence]  # outcome label -> what it implies
     default_evidence: LabelEvidence
     describe: Callable[[str, str], list[str]]  # (prompt, reference) -> first-person design plan sentences
+    names: Callable[[str], set[str]] = lambda code: set(re.findall(r"[A-Za-z_]\w*", code))  # names a design declares
+    weights: Mapping[str, float] = field(default_factory=dict)  # category -> how often bugs of it are planted
+    clues: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (regex over diagnostic + log, bug kinds it points at)
 
     def by_kind(self, kind: str) -> Mutation:
         for mutation in self.mutations:
@@ -217,3 +231,7 @@ class MutationSet:
 
     def for_label(self, label: str) -> LabelEvidence:
         return self.evidence.get(label, self.default_evidence)
+
+    def clued_kinds(self, text: str) -> set[str]:
+        """Bug kinds that the observation's text points at directly."""
+        return {kind for pattern, kinds in self.clues if re.search(pattern, text, re.IGNORECASE) for kind in kinds}

@@ -7,7 +7,7 @@ import re
 
 from ecot.mutators import rtl_ops as ops
 from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Source
-from ecot.mutators.rtl_text import assignments, blocks, clip, parameters, ports
+from ecot.mutators.rtl_text import RESET_IF, Block, assignments, blocks, clip, declared, fsm_states, ports
 
 _ORDER = ("syntax", "structural", "timing", "semantic")
 
@@ -105,7 +105,8 @@ EVIDENCE: dict[str, LabelEvidence] = {
     "Lint_Error": LabelEvidence(
         "Verilator's lint flagged the design even though it simulates.", _suspects("structural", "timing")),
     "Resource_Limit": LabelEvidence(
-        "The simulation hit a resource limit, usually logic that oscillates or floods the output.", _suspects("timing", "semantic")),
+        "The simulation hit a resource limit, usually logic that oscillates or floods the output.",
+        _suspects("timing", "semantic")),
 }
 DEFAULT_EVIDENCE = LabelEvidence("The design did not pass its checks.", _suspects("semantic", "timing"))
 
@@ -115,49 +116,78 @@ def describe(prompt: str, reference: str) -> list[str]:
     src = Source(reference)
     module = re.search(r"\bmodule\s+(\w+)", src.masked)
     name = module.group(1) if module else "the module"
-    first = re.split(r"(?<=[.:])\s", prompt.strip(), maxsplit=1)[0]
-    plan = [f"The task: {clip(first, 220)} So I need a module named `{name}`."]
+    plan = [_restate(prompt, name)]
     port_list = ports(src)
     for direction in ("input", "output", "inout"):
         group = [f"`{p.name}`{p.width}" for p in port_list if p.direction == direction]
         if group:
-            plan.append(f"Its {direction}s are {', '.join(group)}.")
+            plan.append(f"Its {direction}s are {', '.join(group)}." if len(group) > 1 else f"Its {direction} is {group[0]}.")
+    behaviour = re.search(r"^Behaviou?r[^:\n]*:\s*(?:-\s*)?(.+?)(?:\.\s|\n\s*\n|\n\s*-|\Z)", prompt, re.M | re.S)
+    if behaviour:
+        said = clip(behaviour.group(1), 240)
+        plan.append(f"The behaviour to get right: {said if said.endswith('...') else said.rstrip('.') + '.'}")
     plan.extend(_approach(src))
     plan.append("Let me write it out.")
     return plan
 
 
+def _restate(prompt: str, name: str) -> str:
+    first = " ".join(re.split(r"(?<=\.)\s|\n\s*\n", prompt.strip(), maxsplit=1)[0].split())
+    first = clip(first.rstrip("."), 240)
+    verb = re.match(r"(Write|Implement|Design|Create|Build)\b", first)
+    said = f"I need to {first[0].lower()}{first[1:]}." if verb else f"The task: {first}."
+    return said if name in first else f"{said} The module is `{name}`."
+
+
 def _approach(src: Source) -> list[str]:
     found = blocks(src)
     clocked = [b for b in found if b.clocked]
-    combinational = [b for b in found if not b.clocked]
-    states = [s for s in parameters(src, ordered=True) if re.search(rf"^\s*{s}\s*:", src.masked, re.M)]
+    states = fsm_states(src)
     lines = []
     if clocked:
-        edge = re.search(r"\b(posedge|negedge)\s+(\w+)", src.masked[clocked[0].start : clocked[0].body])
-        regs = sorted({a.lhs for b in clocked for a in assignments(src, b.body, b.end)})
-        clock = f"the {'rising' if edge and edge.group(1) == 'posedge' else 'falling'} edge of `{edge.group(2)}`" if edge else "the clock"
-        lines.append(f"It is sequential: the registers {', '.join(f'`{r}`' for r in regs[:6])} update on {clock}.")
+        lines.append(_registers(src, clocked))
         lines.extend(_reset_plan(src, clocked[0]))
     if len(states) >= 2:
-        lines.append(f"I'll build it as a state machine over {', '.join(states)}: a state register plus next-state logic in a case statement.")
-    if combinational:
+        lines.append(f"I'll build it as a state machine over {', '.join(states)}: "
+                     "a state register plus next-state logic in a case statement.")
+    if any(not b.clocked for b in found):
         shape = " around a case statement" if re.search(r"\bcase", src.masked) else ""
-        lines.append(f"The combinational part goes in an always @* block{shape}, assigning every output on every path so nothing latches.")
+        lines.append(f"The combinational part goes in an always @* block{shape}, "
+                     "assigning every output on every path so nothing latches.")
     if not found:
         count = len(re.findall(r"\bassign\b", src.masked))
-        lines.append(f"It is purely combinational, so {count} continuous assign{'s' if count != 1 else ''} and a few helper wires are enough.")
+        lines.append(f"It is purely combinational, so {count} continuous assign{'s' if count != 1 else ''} "
+                     "and a few helper wires are enough.")
     return lines
 
 
-def _reset_plan(src: Source, block) -> list[str]:
-    m = ops.RESET_IF.search(src.masked, block.body, block.end)
+def _registers(src: Source, clocked: list[Block]) -> str:
+    edge = re.search(r"\b(posedge|negedge)\s+(\w+)", src.masked[clocked[0].start : clocked[0].body])
+    regs = sorted({a.lhs for b in clocked for a in assignments(src, b.body, b.end)})
+    names = ", ".join(f"`{r}`" for r in regs[:6])
+    clock = f"the {'rising' if edge.group(1) == 'posedge' else 'falling'} edge of `{edge.group(2)}`" if edge else "the clock"
+    subject = f"the registers {names} update" if len(regs) != 1 else f"the register {names} updates"
+    return f"It is sequential: {subject} on {clock}."
+
+
+def _reset_plan(src: Source, block: Block) -> list[str]:
+    m = RESET_IF.search(src.masked, block.body, block.end)
     if m is None:
         return []
     level = "low" if m.group(1) else "high"
     timing = "asynchronous" if m.group(2) in src.masked[block.start : block.body] else "synchronous"
     return [f"Reset is {timing} and active-{level} on `{m.group(2)}`, clearing the registers."]
 
+
+# Messages that name the mistake outright, whatever the label.
+CLUES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"Unknown module type", ("wrong_module_name",)),
+    (r"is not a port of", ("wrong_port_name",)),
+    (r"Unable to bind|Could not find variable", ("identifier_typo", "missing_declaration")),
+    (r"not a valid l-value", ("reg_wire_mismatch",)),
+    (r"latch", ("latch_no_default",)),
+    (r"got=x|=\s*x+\b|\bx{2,}\b", ("missing_reset_branch", "inverted_reset")),  # X: something never reset
+)
 
 RTL_MUTATIONS = MutationSet(
     domain="rtl",
@@ -166,4 +196,9 @@ RTL_MUTATIONS = MutationSet(
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,
     describe=describe,
+    names=lambda code: declared(Source(code)),
+    # Logic and timing mistakes dominate what engineers and models get wrong; a syntax error masks
+    # every other bug behind it, so it is planted less often.
+    weights={"syntax": 0.5, "structural": 1.0, "timing": 1.25, "semantic": 1.25},
+    clues=CLUES,
 )

@@ -7,20 +7,24 @@ finder searches the comment-masked text and describes the bug from the buggy cod
 from __future__ import annotations
 
 import re
-from typing import Callable
 
 from ecot.mutators.base import Site, Source
 from ecot.mutators.rtl_text import (
     IDENT,
     KEYWORDS,
+    RESET_IF,
+    Assignment,
     assignments,
     blocks,
     clip,
     declared,
+    fsm_states,
     header_span,
+    in_expression,
     is_decl_line,
     parameters,
     ports,
+    scan,
     statement_end,
     typos,
 )
@@ -45,9 +49,10 @@ _KEYWORD_TYPOS = {
 
 def misspelled_keyword(src: Source) -> list[Site]:
     sites = []
-    for m in src.finditer(r"\b(" + "|".join(_KEYWORD_TYPOS) + r")\b"):
-        for typo in _KEYWORD_TYPOS[m.group(1)]:
-            sites.append(Site(m.start(), m.end(), typo, f"misspells the keyword `{m.group(1)}` as `{typo}`"))
+    for keyword, wrong in _KEYWORD_TYPOS.items():
+        found = src.finditer(rf"\b{keyword}\b")
+        for m in {id(x): x for x in found[:1] + found[-1:]}.values():  # first and last use: keeps keywords balanced
+            sites.extend(Site(m.start(), m.end(), typo, f"misspells the keyword `{keyword}` as `{typo}`") for typo in wrong)
     return sites
 
 
@@ -155,33 +160,36 @@ def missing_declaration(src: Source) -> list[Site]:
 
 
 def reg_wire_mismatch(src: Source) -> list[Site]:
+    # Only reg -> wire: SystemVerilog lets a continuous assign drive a variable, so wire -> reg compiles.
     procedural = {a.lhs for b in blocks(src) for a in assignments(src, b.body, b.end)}
-    continuous = {a.lhs for a in assignments(src, 0, len(src.masked)) if re.match(r"\s*assign\b", src.line(a.op))}
     sites = []
-    for m in src.finditer(rf"\b(reg|wire)\b((?:\s+signed)?\s*(?:\[[^\]]*\]\s*)?)({IDENT})(?!\s*=)"):
-        kind, name = m.group(1), m.group(3)
-        if kind == "reg" and name in procedural:
-            sites.append(Site(m.start(1), m.end(1), "wire", f"declares `{name}` as a wire, yet an always block assigns it"))
-        elif kind == "wire" and name in continuous:
-            sites.append(Site(m.start(1), m.end(1), "reg", f"declares `{name}` as a reg, yet a continuous assign drives it"))
+    for m in src.finditer(rf"\breg\b((?:\s+signed)?\s*(?:\[[^\]]*\]\s*)?)({IDENT})(?!\s*=)"):
+        if m.group(2) in procedural:
+            note = f"declares `{m.group(2)}` as a wire, yet an always block assigns it"
+            sites.append(Site(m.start(), m.start() + 3, "wire", note))
     return sites
 
 
 # -- timing / FSM ---------------------------------------------------------------------------------
 def blocking_in_clocked(src: Source) -> list[Site]:
+    """Only where it matters: a later statement on the same path (or a later block) reads the register."""
     clocked = [b for b in blocks(src) if b.clocked]
     sites = []
-    for block in clocked:
-        for a in assignments(src, block.body, block.end):
-            later = src.masked[a.end : block.end]
-            elsewhere = any(b is not block and re.search(rf"\b{a.lhs}\b", src.masked[b.body : b.end]) for b in clocked)
-            if a.text == "<=" and (re.search(rf"\b{a.lhs}\b", later) or elsewhere):
-                note = f"assigns `{a.lhs}` with a blocking `=` in the clocked block, so readers see the new value within the same edge"
+    for index, block in enumerate(clocked):
+        found = assignments(src, block.body, block.end)
+        for a in (a for a in found if a.text == "<="):
+            readers = [b for b in found if b.op > a.end and b.lhs != a.lhs and _reads(src, b, a.lhs)]
+            same_path = [b for b in readers if not re.search(r"\belse\b|^\s*[\w']+\s*:", src.masked[a.end : b.op], re.M)]
+            later_block = any(re.search(rf"\b{a.lhs}\b", src.masked[b.body : b.end]) for b in clocked[index + 1 :])
+            if same_path or later_block:
+                note = (f"assigns `{a.lhs}` with a blocking `=` in the clocked block, "
+                        "so readers see the new value within the same edge")
                 sites.append(Site(a.op, a.op + 2, "=", note))
     return sites
 
 
-RESET_IF = re.compile(r"\bif\s*\(\s*([!~]?)\s*(\w*(?:rst|reset|clr|clear)\w*)\s*\)", re.I)
+def _reads(src: Source, assignment: Assignment, name: str) -> bool:
+    return bool(re.search(rf"\b{name}\b", src.masked[assignment.op + len(assignment.text) : assignment.end]))
 
 
 def missing_reset_branch(src: Source) -> list[Site]:
@@ -196,7 +204,8 @@ def missing_reset_branch(src: Source) -> list[Site]:
         if tail:
             note = f"has no reset branch: `{cond}` and its assignments are gone, so the registers power up as X"
             sites.append(Site(m.start(), body_end + tail.end(), "", note))
-        for a in assignments(src, m.end(), body_end):
+        in_begin = re.match(r"\s*begin\b", src.masked[m.end() :])
+        for a in assignments(src, m.end(), body_end) if in_begin else ():
             start, end = src.line_span(a.op)
             if src.masked[start:end].strip().endswith(";") and src.masked.count(";", start, end) == 1:
                 sites.append(Site(start, end + 1, "", f"never resets `{a.lhs}`: its assignment under `{cond}` is missing"))
@@ -217,13 +226,14 @@ def inverted_reset(src: Source) -> list[Site]:
 
 
 def incomplete_sensitivity(src: Source) -> list[Site]:
-    sites, params = [], parameters(src)
+    sites, params, names = [], set(parameters(src)), declared(src)
     for block in blocks(src):
         if block.clocked or block.kind in ("_ff", "_latch"):
             continue
         lhs = {a.lhs for a in assignments(src, block.body, block.end)}
         body = src.masked[block.body : block.end]
-        reads = [n for n in dict.fromkeys(re.findall(rf"\b{IDENT}\b", body)) if n in declared(src) and n not in lhs | params]
+        skip = lhs | params | set(re.findall(rf"\bfor\s*\(\s*({IDENT})", body))  # loop counters are not inputs
+        reads = [n for n in dict.fromkeys(re.findall(rf"\b{IDENT}\b", body)) if n in names and n not in skip]
         if len(reads) < 2:
             continue
         note = f"lists only `{reads[0]}` in the sensitivity list, so the block ignores changes on `{'`, `'.join(reads[1:3])}`"
@@ -254,20 +264,23 @@ def latch_no_default(src: Source) -> list[Site]:
 
 
 def wrong_fsm_transition(src: Source) -> list[Site]:
-    states = [s for s in parameters(src, ordered=True) if re.search(rf"^\s*{s}\s*:", src.masked, re.M)]
+    states = fsm_states(src)
     if len(states) < 2:
         return []
     names = "|".join(states)
     sites = []
     for block in blocks(src):
-        labels = src.finditer(rf"^\s*({names}|default)\s*:", re.M)
-        for m in re.finditer(rf"\b{IDENT}\s*<?=\s*({names})\s*;", src.masked[: block.end]):
-            current = [lab.group(1) for lab in labels if block.body <= lab.start() < m.start()]
-            if not current or current[-1] == "default" or m.start() < block.body:
+        labels = [m for m in src.finditer(rf"^\s*({names}|default)\s*:", re.M) if block.body <= m.start() < block.end]
+        for a in assignments(src, block.body, block.end):
+            current = [lab.group(1) for lab in labels if lab.start() < a.op]
+            if not current or current[-1] == "default":
                 continue  # reset and default assignments are not transitions
-            for alt in (a for a in states if a != m.group(1)):
-                note = f"sends the FSM from `{current[-1]}` to `{alt}` instead of `{m.group(1)}`"
-                sites.append(Site(m.start(1), m.end(1), alt, note))
+            for m in re.finditer(rf"\b({names})\b", src.masked[: a.end]):
+                if m.start() <= a.op or re.search(r"[=!]=\s*$", src.masked[a.op + 1 : m.start()]):
+                    continue  # only targets on the right-hand side, not comparisons
+                for alt in (s for s in states if s != m.group(1)):
+                    note = f"sends the FSM from `{current[-1]}` to `{alt}` instead of `{m.group(1)}`"
+                    sites.append(Site(m.start(1), m.end(1), alt, note))
     return sites
 
 
@@ -281,36 +294,25 @@ def wrong_clock_edge(src: Source) -> list[Site]:
 
 
 # -- semantic / logic -----------------------------------------------------------------------------
-def _in_expression(src: Source) -> Callable[[int], bool]:
-    """A test for offsets inside expressions: not the module header, parameters, `for` headers, or
-    the declaring part of a declaration (its initialiser after `=` counts)."""
-    head_lo, head_hi = header_span(src)
-
-    def test(pos: int) -> bool:
-        line = src.line(pos)
-        if head_lo <= pos < head_hi or re.match(r"\s*(?:parameter|localparam|for)\b", line):
-            return False
-        return not is_decl_line(line) or "=" in src.masked[src.line_span(pos)[0] : pos]
-
-    return test
-
-
 _LITERAL = re.compile(r"(?<![\w'$.#])(?:(\d+)'([sS]?[dDhHbB])([0-9a-fA-F]+)|(\d+))(?![\w'.{])")
 _BASES = {"d": 10, "h": 16, "b": 2}
 
 
 def off_by_one(src: Source) -> list[Site]:
-    sites, ok = [], _in_expression(src)
+    sites, ok = [], in_expression(src)
     for m in src.finditer(_LITERAL):
         pos, text = m.start(), m.group(0)
         if not ok(pos) or src.depth_at(pos, "[", "]") or re.match(rf"\s*{re.escape(text)}\s*[:,]", src.line(pos)):
             continue  # bit selects and case labels are other operators' business
         width, base, digits = (m.group(1), m.group(2)[-1].lower(), m.group(3)) if m.group(2) else (None, "d", m.group(4))
+        if width == "1":
+            continue  # flipping a single bit is not an off-by-one
         try:
             value = int(digits, _BASES[base])
         except (KeyError, ValueError):
             continue
-        compares = re.search(r"(==|!=|<|>|<=|>=)\s*$", src.masked[:pos])
+        op = re.search(r"(==|!=|<=|>=|<|>)\s*$", src.masked[max(0, pos - 8) : pos])
+        compares = op and (op.group(1) != "<=" or src.depth_at(pos) > 0)
         for new in (value - 1, value + 1):
             if new < 0 or (width and new >= 2 ** int(width)):
                 continue
@@ -338,8 +340,13 @@ _SWAPS = (
 )
 
 
+_OPERAND = r"([~!]?[\w.']+(?:\s*\[[^\[\]]*\])?|\([^()]*\))"
+_OPERAND_LEFT = re.compile(_OPERAND + r"\s*$")
+_OPERAND_RIGHT = re.compile(r"\s*" + _OPERAND)
+
+
 def swapped_operator(src: Source) -> list[Site]:
-    sites, ok = [], _in_expression(src)
+    sites, ok = [], in_expression(src)
     for pattern, new in _SWAPS:
         for m in src.finditer(pattern):
             pos, old = m.start(), m.group(0)
@@ -347,50 +354,43 @@ def swapped_operator(src: Source) -> list[Site]:
                 continue  # unary operators and index arithmetic are left alone
             if old == "<=" and src.depth_at(pos) == 0:
                 continue  # a non-blocking assignment, not a comparison
-            left = re.search(r"[\w\]\)'.]+\s*$", src.text[max(0, pos - 24) : pos])
-            right = re.match(r"\s*[~!]?[\w\[(']+", src.text[m.end() :])
-            lhs, rhs = (left.group(0).strip() if left else ""), (right.group(0).strip() if right else "")
-            note = f"has `{lhs} {new} {rhs}` where `{lhs} {old} {rhs}` belongs"
+            left = _OPERAND_LEFT.search(src.text[max(0, pos - 40) : pos])
+            right = _OPERAND_RIGHT.match(src.text, m.end())
+            if left and right:
+                lhs, rhs = left.group(1), right.group(1)
+                note = f"has `{lhs} {new} {rhs}` where `{lhs} {old} {rhs}` belongs"
+            else:
+                note = f"has `{new}` where `{old}` belongs"
             sites.append(Site(pos, m.end(), new, note))
     return sites
 
 
-def _scan(src: Source, pos: int, stops: str) -> int | None:
-    """First offset from pos holding one of `stops` at bracket depth 0, or an unmatched closer."""
-    depth = 0
-    for index in range(pos, len(src.masked)):
-        char = src.masked[index]
-        if depth == 0 and (char in stops or char in ")]}"):
-            return index
-        depth += (char in "([{") - (char in ")]}")
-    return None
-
-
 def swapped_ternary(src: Source) -> list[Site]:
-    sites, ok = [], _in_expression(src)
+    sites, ok = [], in_expression(src)
     for m in src.finditer(r"\?"):
-        colon = _scan(src, m.end(), ":") if ok(m.start()) else None
-        stop = _scan(src, colon + 1, ";,") if colon is not None and src.masked[colon] == ":" else None
+        colon = scan(src, m.end(), ":") if ok(m.start()) else None
+        stop = scan(src, colon + 1, ";,") if colon is not None and src.masked[colon] == ":" else None
         if stop is None or "?" in src.masked[m.end() : stop]:
             continue  # nested conditionals are too easy to garble
         arms = [(m.end(), colon), (colon + 1, stop)]
         (ts, te), (fs, fe) = [(s + len(src.text[s:e]) - len(src.text[s:e].lstrip()), len(src.text[:e].rstrip())) for s, e in arms]
         yes, no = src.text[ts:te], src.text[fs:fe]
         if yes and no and yes != no:
-            note = f"swaps the arms of the conditional: `? {clip(no, 30)} : {clip(yes, 30)}` instead of `? {clip(yes, 30)} : {clip(no, 30)}`"
+            swapped, right = f"? {clip(no, 30)} : {clip(yes, 30)}", f"? {clip(yes, 30)} : {clip(no, 30)}"
+            note = f"swaps the arms of the conditional: `{swapped}` instead of `{right}`"
             sites.append(Site(ts, te, no, note, more=((fs, fe, yes),)))
     return sites
 
 
 def wrong_bit_index(src: Source) -> list[Site]:
-    sites, ok = [], _in_expression(src)
+    sites, ok = [], in_expression(src)
     for m in src.finditer(rf"\b({IDENT})\s*\[\s*(\d+)\s*(?::\s*(\d+)\s*)?\]"):
         name, hi = m.group(1), int(m.group(2))
         if name in KEYWORDS or not ok(m.start()):
             continue
         if m.group(3) is None:
-            for new in (n for n in (hi - 1, hi + 1) if n >= 0):
-                sites.append(Site(m.start(2), m.end(2), str(new), f"reads `{name}[{new}]` instead of `{name}[{hi}]`"))
+            new = hi - 1 if hi >= 1 else hi + 1  # stay inside the vector where possible
+            sites.append(Site(m.start(2), m.end(2), str(new), f"reads `{name}[{new}]` instead of `{name}[{hi}]`"))
             continue
         lo = int(m.group(3))
         step = -1 if lo >= 1 else 1

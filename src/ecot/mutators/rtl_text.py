@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from ecot.mutators.base import Source
 
@@ -24,7 +24,7 @@ _DECL = re.compile(r"^\s*(?:input|output|inout|wire|reg|logic|integer|genvar|par
 
 def clip(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3].rsplit(" ", 1)[0] + "..."
 
 
 def is_decl_line(line: str) -> bool:
@@ -72,18 +72,20 @@ _NAME = re.compile(rf"\s*({IDENT})")
 _COMMA = re.compile(r"\s*,")
 
 
-def parameters(src: Source, ordered: bool = False) -> list[str] | set[str]:
-    names = [m.group(1) for m in src.finditer(rf"\b(?:parameter|localparam)\b[^;=]*?({IDENT})\s*=")]
-    names += [m.group(1) for m in src.finditer(rf",\s*({IDENT})\s*=(?!=)") if _in_param_list(src, m.start())]
+def parameters(src: Source) -> list[str]:
+    """Parameter, localparam and enum member names, in declaration order."""
+    names: list[str] = []
+    for statement in src.finditer(r"\b(?:parameter|localparam)\b[^;]*"):
+        flat = re.sub(r"\[[^\]]*\]|\([^()]*\)|\{[^{}]*\}", " ", statement.group(0))
+        names += re.findall(rf"({IDENT})\s*=(?!=)", flat)
     for enum in src.finditer(r"\benum\b[^{]*\{([^}]*)\}"):
         names += re.findall(rf"({IDENT})\s*(?:=[^,]*)?(?:,|$)", enum.group(1))
-    unique = list(dict.fromkeys(names))
-    return unique if ordered else set(unique)
+    return list(dict.fromkeys(n for n in names if n not in KEYWORDS))
 
 
-def _in_param_list(src: Source, pos: int) -> bool:
-    line = src.line(pos)
-    return bool(re.match(r"\s*(?:parameter|localparam)\b", line))
+def fsm_states(src: Source) -> list[str]:
+    """FSM state names: constants that label items of a case statement."""
+    return [s for s in parameters(src) if re.search(rf"^\s*{s}\s*:", src.masked, re.M)]
 
 
 def declared(src: Source) -> set[str]:
@@ -104,7 +106,11 @@ class Block:
 
 
 _ALWAYS = re.compile(r"\balways(_ff|_comb|_latch)?\b\s*(?:@\s*(?:\*|\([^)]*\)))?")
-_ITEM = re.compile(r"\b(?:always\w*|assign|initial|endmodule|function|task|generate)\b|^\s*(?:wire|reg|logic|integer|localparam|parameter)\b", re.M)
+_ITEM = re.compile(  # what ends an always block: the next module item
+    r"\b(?:always\w*|assign|initial|endmodule|function|task|generate)\b"
+    r"|^\s*(?:wire|reg|logic|integer|localparam|parameter)\b",
+    re.M,
+)
 
 
 def blocks(src: Source) -> list[Block]:
@@ -177,3 +183,34 @@ def typos(name: str) -> list[str]:
     swapped = name[: mid - 1] + name[mid] + name[mid - 1] + name[mid + 1 :]
     dropped = name[:mid] + name[mid + 1 :]
     return [t for t in dict.fromkeys((swapped, dropped)) if t != name and re.fullmatch(IDENT, t)]
+
+
+RESET_IF = re.compile(r"\bif\s*\(\s*([!~]?)\s*(\w*(?:rst|reset|clr|clear)\w*)\s*\)", re.I)
+
+
+def in_expression(src: Source) -> Callable[[int], bool]:
+    """A test for offsets inside expressions: not the module header, parameters, `for` headers, or
+    the declaring part of a declaration (its initialiser after `=` counts)."""
+    head_lo, head_hi = header_span(src)
+
+    def test(pos: int) -> bool:
+        line = src.line(pos)
+        statement = src.masked[max(src.masked.rfind(";", 0, pos), 0) : pos]
+        if head_lo <= pos < head_hi or re.match(r"\s*(?:parameter|localparam|for)\b", line):
+            return False
+        if re.match(r"[;\s]*(?:parameter|localparam)\b", statement):
+            return False  # a continuation line of a parameter list
+        return not is_decl_line(line) or "=" in src.masked[src.line_span(pos)[0] : pos]
+
+    return test
+
+
+def scan(src: Source, pos: int, stops: str) -> int | None:
+    """First offset from pos holding one of `stops` at bracket depth 0, or an unmatched closer."""
+    depth = 0
+    for index in range(pos, len(src.masked)):
+        char = src.masked[index]
+        if depth == 0 and (char in stops or char in ")]}"):
+            return index
+        depth += (char in "([{") - (char in ")]}")
+    return None
