@@ -6,7 +6,6 @@ import asyncio
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,9 +14,9 @@ import pytest
 
 from ecot.errors import EcotError
 from ecot.generators import GENERATORS, Generation
-from ecot.generators.openai_chat import GeneratorRequestError, OpenAIGenerator
+from ecot.generators.openai_chat import GeneratorRequestError, OpenAIGenerator, backoff_delay
 from ecot.generators.replay import ReplayGenerator
-from ecot.serve import ServerProcess, start_server
+from ecot.serve import ChatRequest, Completion, ServeError, ServerProcess, start_server
 from ecot.task import Task
 
 RTL = Task(id="adder", domain="rtl", prompt="Write an adder.")
@@ -25,7 +24,12 @@ PY = Task(id="sum", domain="python", prompt="Write sum.")
 BOTH_FENCES = "Here:\n```python\nprint('model')\n```\n```verilog\nmodule adder; endmodule\n```\n"
 
 REPLAY_LINES: list[dict[str, Any]] = [
-    {"task_id": "adder", "turn": 0, "content": "```verilog\nmodule adder(input a); endmodule\n```", "reasoning_content": "A one-bit port."},
+    {
+        "task_id": "adder",
+        "turn": 0,
+        "content": "```verilog\nmodule adder(input a); endmodule\n```",
+        "reasoning_content": "A one-bit port.",
+    },
     {"task_id": "adder", "turn": 1, "content": "<think>The sim said mismatch.</think>\n```verilog\nmodule adder; endmodule\n```"},
     {"task_id": "sum", "content": BOTH_FENCES, "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}},
     {"match": "NO-CODE", "content": "I cannot answer that."},
@@ -216,76 +220,53 @@ def test_in_process_server_serves_a_generator_model(replay_path: Path) -> None:
 # --- retries against a scripted server --------------------------------------------------------
 
 
-class ScriptedServer(ThreadingHTTPServer):
-    """Answers POSTs with the next status of a script (int, or "slow" to stall past the client timeout)."""
+class Scripted:
+    """A responder for `start_server` that plays a script of statuses ("slow" stalls past the client timeout)."""
 
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that timed out closed its socket; the late write may fail
+    model_name = "scripted"
 
     def __init__(self, script: list[int | str]) -> None:
-        super().__init__(("127.0.0.1", 0), ScriptedHandler)
-        self.script = list(script)
-        self.hits = 0
-        self.lock = threading.Lock()
+        self.script, self.hits, self.lock = list(script), 0, threading.Lock()
 
-    def next_step(self) -> int | str:
+    def respond(self, request: ChatRequest) -> Completion:
         with self.lock:
             self.hits += 1
-            return self.script.pop(0) if self.script else 200
-
-
-class ScriptedHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: ScriptedServer
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        step = self.server.next_step()
+            step = self.script.pop(0) if self.script else 200
         if step == "slow":
             time.sleep(1.0)
-            step = 200
-        payload: dict[str, Any] = {"error": {"message": f"scripted {step}", "type": "x", "code": step}}
-        if step == 200:
-            message = {"role": "assistant", "content": "```python\nx = 1\n```"}
-            payload = {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                       "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
-        body = json.dumps(payload).encode()
-        self.send_response(int(step))
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        if step == 429:
-            self.send_header("Retry-After", "0")
-        self.end_headers()
-        self.wfile.write(body)
+        elif step != 200:
+            raise ServeError(int(step), f"scripted {step}", "scripted")
+        return Completion("```python\nx = 1\n```")
 
 
 @pytest.fixture
 def scripted() -> Iterator[Any]:
-    servers: list[ScriptedServer] = []
+    stops: list[Any] = []
 
-    def make(script: list[int | str]) -> tuple[str, ScriptedServer]:
-        server = ScriptedServer(script)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/v1", server
+    def make(script: list[int | str]) -> tuple[str, Scripted]:
+        responder = Scripted(script)
+        url, stop = start_server(responder)
+        stops.append(stop)
+        return url, responder
 
     yield make
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    for stop in stops:
+        stop()
 
 
 def test_retries_429_and_5xx_then_succeeds(scripted: Any) -> None:
     url, server = scripted([429, 500, 503])
     gen = openai_gen(url, backoff="0.01", max_retries="5")
     result = run_one(gen, user("x"), PY)
-    assert result.code == "x = 1\n" and result.usage == {}
+    assert result.code == "x = 1\n"
     assert server.hits == 4 and gen.attempts == 4
+
+
+def test_backoff_is_jittered_exponential_and_honours_retry_after() -> None:
+    delays = [backoff_delay(3, 0.5, 60.0) for _ in range(200)]
+    assert all(0.0 <= d <= 4.0 for d in delays) and max(delays) > 2.0  # uniform(0, 0.5 * 2**3)
+    assert all(backoff_delay(20, 0.5, 5.0) <= 5.0 for _ in range(50))
+    assert backoff_delay(0, 0.5, 5.0, retry_after=2.0) == 2.0 and backoff_delay(0, 0.5, 5.0, retry_after=99) == 5.0
 
 
 def test_4xx_other_than_429_is_not_retried(scripted: Any) -> None:

@@ -18,7 +18,7 @@ from ecot.extract import extract_code, split_thinking
 from ecot.generators import GENERATORS
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
-from ecot.outcome import NO_CODE, PASS, infra_error, no_code
+from ecot.outcome import NO_CODE, PASS, Outcome, infra_error, no_code
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.task import Task
 from ecot.trajectory import Turn
@@ -192,3 +192,16 @@ def test_another_process_writes_the_same_turn(tasks: list[Task]) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     here = hashlib.sha256(RepairGenerator(seed=3).answer(task, (), 1).raw.encode()).hexdigest()
     assert done.stdout.strip() == here
+
+
+def test_falls_back_to_a_clean_rewrite_when_fixed_code_still_fails(tasks: list[Task], backend) -> None:
+    task = tasks[0]
+    generator = RepairGenerator(max_bugs=1, wrong_fix_rate=0.0)
+    first = generator.answer(task, (), 0)
+    turn0 = Turn(0, first.reasoning, first.code, first.raw, backend.run(task, first.code or ""))
+    fixed = generator.answer(task, [turn0], 0)
+    assert fixed.code == (task.reference or "").strip() + "\n"  # one bug, reverted
+    # An observation that still fails although every planted bug is gone (e.g. a flaky bench).
+    still = Turn(1, fixed.reasoning, fixed.code, fixed.raw, Outcome("Simulation_Mismatch", "MISMATCH signal=y"))
+    rewrite = generator.answer(task, [turn0, still], 0)
+    assert rewrite.code == fixed.code and "rewrite" in rewrite.reasoning and "MISMATCH signal=y" in rewrite.reasoning

@@ -51,8 +51,9 @@ def call(url: str, method: str, path: str, body: Any = None, headers: dict[str, 
         connection.close()
 
 
-def chat(url: str, text: str, headers: dict[str, str] | None = None, **extra: Any) -> tuple[int, Any]:
-    return call(url, "POST", "/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": text}], **extra}, headers)
+def chat(url: str, text: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    body = {"model": "m", "messages": [{"role": "user", "content": text}]}
+    return call(url, "POST", "/v1/chat/completions", body, headers)
 
 
 def test_serve_is_a_cli_command() -> None:

@@ -73,22 +73,6 @@ def collect(proc: subprocess.Popen[bytes], wall_s: float, cap: int, start: float
     return out, err, timed_out, overflow
 
 
-def _prlimit(pid: int, limits: dict[str, Any]) -> None:
-    cpu = max(1, int(limits["cpu_s"] + 0.999))
-    values = (
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
-        (resource.RLIMIT_FSIZE, (limits["file_mb"] << 20,) * 2),
-        (resource.RLIMIT_NPROC, (limits["procs"],) * 2),
-        (resource.RLIMIT_CORE, (0, 0)),
-    )
-    try:
-        for which, value in values:
-            resource.prlimit(pid, which, value)
-    except (ProcessLookupError, PermissionError):  # already gone
-        pass
-
-
 def kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -96,11 +80,11 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def run_job(job: dict[str, Any], uid: int | None = None, fast_spawn: bool = False) -> dict[str, Any]:
+def run_job(job: dict[str, Any], uid: int | None = None, inherit_limits: bool = False) -> dict[str, Any]:
     """Run one command with limits; returns what happened (output base64-encoded).
 
-    fast_spawn skips the Python-level fork (a preexec function costs ~1 ms per job) and applies the
-    rlimits with prlimit right after the spawn; only for callers whose own hard limits bound the gap.
+    inherit_limits: the caller already runs under the job's hard rlimits (the sandbox supervisor
+    does), so the child is spawned without a Python-level fork, which would cost ~1 ms per job.
     """
     limits = job["limits"]
     stdin = base64.b64decode(job["stdin"]) if job.get("stdin") is not None else None
@@ -112,26 +96,26 @@ def run_job(job: dict[str, Any], uid: int | None = None, fast_spawn: bool = Fals
         os.unlink(path)
     pipes = [_open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
     try:
-        return _spawn_and_wait(job, limits, stdin, uid, fast_spawn)
+        return _spawn_and_wait(job, limits, stdin, uid, inherit_limits)
     finally:
         for path in pipes:
             _release_fifo(path)
 
 
-def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, fast_spawn: bool = False) -> list[dict[str, Any]]:
+def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, inherit_limits: bool = False) -> list[dict[str, Any]]:
     """Run jobs in order, stopping after the first that fails, times out or floods its output."""
     results: list[dict[str, Any]] = []
     for job in jobs:
-        result = run_job(job, uid, fast_spawn)
+        result = run_job(job, uid, inherit_limits)
         results.append(result)
         if result["returncode"] != 0 or result["timed_out"] or result["output_overflow"]:
             break
     return results
 
 
-def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | None, uid: int | None, fast_spawn: bool) -> dict[str, Any]:
+def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | None, uid: int | None, inherit: bool) -> dict[str, Any]:
     start = time.monotonic()
-    spawn: dict[str, Any] = {"process_group": 0} if fast_spawn else {
+    spawn: dict[str, Any] = {"process_group": 0} if inherit else {
         "start_new_session": True,
         "preexec_fn": limiter(limits["cpu_s"], limits["memory_mb"], limits["file_mb"], limits["procs"], uid),
     }
@@ -144,8 +128,6 @@ def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | 
         stderr=subprocess.PIPE,
         **spawn,
     )
-    if fast_spawn:
-        _prlimit(proc.pid, limits)
     if stdin is not None:
         _feed(proc, stdin)
     out, err, timed_out, overflow = collect(proc, limits["wall_s"], limits["output_kb"] * 1024, start)
@@ -203,8 +185,9 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
-def _clean_namespace() -> None:
-    """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp."""
+def _clean_namespace(root: str | None, keep: list[str]) -> None:
+    """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp and
+    /dev/shm, and remove whatever a job left beside its own work dir in the shared root."""
     if os.getpid() != 1:
         return
     try:
@@ -218,17 +201,23 @@ def _clean_namespace() -> None:
             break
         if pid == 0:
             time.sleep(0.001)
+    for folder in ("/tmp", "/dev/shm", *([root] if root else [])):
+        for entry in os.listdir(folder):
+            path = os.path.join(folder, entry)
+            if path not in keep:
+                _remove(path)
+
+
+def _remove(path: str) -> None:
     import shutil
 
-    for entry in os.listdir("/tmp"):
-        path = os.path.join("/tmp", entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def read_message(stream: BinaryIO) -> dict[str, Any] | None:
@@ -257,10 +246,12 @@ def serve() -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while (request := read_message(stdin)) is not None:
         try:
-            reply: dict[str, Any] = {"results": run_jobs(request["jobs"], fast_spawn=True)}
+            reply: dict[str, Any] = {"results": run_jobs(request["jobs"], inherit_limits=True)}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
-        _clean_namespace()
+        _clean_namespace(request.get("root"), request.get("keep", []))
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        reply["supervisor_cpu_s"] = usage.ru_utime + usage.ru_stime  # it lives under the jobs' CPU limit
         write_message(stdout, reply)
 
 

@@ -19,7 +19,6 @@ import base64
 import itertools
 import logging
 import os
-import resource
 import select
 import shutil
 import subprocess
@@ -42,10 +41,9 @@ _ETC_RO = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.
 _UID_BASE, _UID_SPAN = 200_000, 50_000
 _TMP_BYTES = 256 * 1024 * 1024
 INNER_ROOT = "/ecot"
-SERVER_PROCS = 512
-SERVER_FILE_BYTES = 1 << 30
 _uid_counter = itertools.count()
 _warned = threading.Event()
+_live_dirs: set[Path] = set()  # work dirs in use by this process (kept by the supervisor's clean-up)
 _bwrap_cache: list[bool] = []
 
 
@@ -118,6 +116,16 @@ def _ro_system_args() -> list[str]:
     return args
 
 
+# After all mounts: the sandbox's own root and /dev become read-only, so nothing a job writes outside
+# its work dir, /tmp and /dev/shm can persist (e.g. an /etc/ld.so.preload planted for later jobs).
+_READ_ONLY_REST = ("--remount-ro", "/dev", "--remount-ro", "/")
+
+
+def _private_mounts() -> list[str]:
+    size = str(_TMP_BYTES)
+    return ["--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
+
+
 def _work_root() -> Path:
     return Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
 
@@ -125,14 +133,15 @@ def _work_root() -> Path:
 @contextmanager
 def workdir(prefix: str = "ecot-") -> Iterator[Path]:
     """A private scratch folder for one evaluation, removed afterwards whatever happens."""
-    server = _server() if bwrap_available() else None
-    base = server.root if server else _work_root()
+    base = _server_root() if bwrap_available() else _work_root()
     base.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
     path.chmod(0o755)
+    _live_dirs.add(path)
     try:
         yield path
     finally:
+        _live_dirs.discard(path)
         shutil.rmtree(path, ignore_errors=True)
 
 
@@ -193,9 +202,9 @@ def run_steps(
         warn_unisolated_once()
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
-    server = _server() if isolated and not proc_fs and not ro_paths else None
-    if server is not None and cwd.is_relative_to(server.root):
-        reply = server.run(jobs)
+    served = isolated and not proc_fs and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
+    if served and cwd.is_relative_to(_server_root()):
+        reply = _server(limits).run(jobs)
     else:
         reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
     if "error" in reply:
@@ -239,8 +248,7 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
             if os.path.exists(path):
                 prefix += ["--ro-bind", path, path]
         prefix += ["--proc", "/proc"] if proc_fs else []
-        prefix += ["--dev", "/dev", "--size", str(_TMP_BYTES), "--tmpfs", "/tmp"]
-        prefix += ["--bind", str(cwd), str(cwd), "--chdir", str(cwd), "--clearenv"]
+        prefix += [*_private_mounts(), "--bind", str(cwd), str(cwd), *_READ_ONLY_REST, "--chdir", str(cwd), "--clearenv"]
         for key, value in jobs[0]["env"].items():
             prefix += ["--setenv", key, value]
     elif uid is None:
@@ -254,36 +262,35 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
 
 
 class SandboxServer:
-    """A long-lived bubblewrap sandbox running the supervisor; jobs run in folders under `root`."""
+    """A long-lived bubblewrap sandbox running the supervisor; jobs run in folders under `root`.
 
-    def __init__(self) -> None:
+    The supervisor itself runs under one set of limits as hard rlimits, so every job it spawns
+    inherits them from the first instruction on, at no per-job cost; a process keeps one server per
+    set of limits in use.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
         self.owner = os.getpid()
-        self.root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=_work_root()))
-        self.root.chmod(0o755)
-        self.uid = _sandbox_uid()
-        if self.uid is not None:
-            os.chown(self.root, self.uid, self.uid)
+        self.root = _server_root()
+        self.uid = _sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
         self._lock = threading.Lock()
         self._proc = self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *_ro_system_args(), *extra]
-        args += ["--dev", "/dev", "--size", str(_TMP_BYTES), "--tmpfs", "/tmp"]
-        args += ["--bind", str(self.root), INNER_ROOT, "--chdir", INNER_ROOT, "--clearenv"]
+        args += [*_private_mounts(), "--bind", str(self.root), INNER_ROOT, *_READ_ONLY_REST]
+        args += ["--chdir", INNER_ROOT, "--clearenv"]
         args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", Path(_supervisor.__file__).read_text()]
-        uid = self.uid
-        procs = SERVER_PROCS if uid is not None else _user_process_count() + SERVER_PROCS
+        uid, limits = self.uid, self.limits
+        # bubblewrap's monitor and the supervisor count against the process limit too
+        procs = limits.procs + 2 if uid is not None else _user_process_count() + limits.procs + 2
+        apply_limits = _supervisor.limiter(limits.cpu_s, limits.memory_mb, limits.file_mb, procs, uid)
 
         def drop() -> None:
-            # hard ceilings for everything in this sandbox; each job then gets its own lower limits
-            resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (SERVER_FILE_BYTES, SERVER_FILE_BYTES))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            if uid is not None:
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
+            apply_limits()
+            os.umask(0o022)  # job dirs stay readable by us, the host
 
         return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=drop, start_new_session=True)
 
@@ -295,13 +302,15 @@ class SandboxServer:
         if self.uid is not None:
             _chown_tree(cwd, self.uid)
         # inside, the root is mounted at INNER_ROOT, outside /tmp, which the supervisor empties after each job
-        inner = f"{INNER_ROOT}/{cwd.relative_to(self.root)}"
+        inner = self._inner(cwd)
         jobs = [{**job, "cwd": inner, "env": {**job["env"], "HOME": inner}} for job in jobs]
+        live = [cwd, *list(_live_dirs)]
+        keep = sorted({self._inner(self.root / d.relative_to(self.root).parts[0]) for d in live if d.is_relative_to(self.root)})
         deadline = sum(job["limits"]["wall_s"] for job in jobs) + 30
         with self._lock:
             assert self._proc.stdin is not None and self._proc.stdout is not None
             try:
-                _supervisor.write_message(self._proc.stdin, {"jobs": jobs})
+                _supervisor.write_message(self._proc.stdin, {"jobs": jobs, "root": INNER_ROOT, "keep": keep})
                 ready, _, _ = select.select([self._proc.stdout], [], [], deadline)
                 reply = _supervisor.read_message(self._proc.stdout) if ready else None
             except (BrokenPipeError, OSError):
@@ -309,35 +318,60 @@ class SandboxServer:
         if reply is None:
             self.close()
             return {"error": "the sandbox supervisor died or hung; it will be restarted"}
+        if reply.get("supervisor_cpu_s", 0) > self.limits.cpu_s / 2:
+            self.close()  # retire it long before its own CPU limit could end it mid-job
         return reply
+
+    def _inner(self, path: Path) -> str:
+        return f"{INNER_ROOT}/{path.relative_to(self.root)}"
 
     def close(self) -> None:
         if self._proc.poll() is None:
             self._proc.kill()
         self._proc.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
-_servers: dict[int, SandboxServer] = {}
+MAX_SERVERS = 4  # per process: one per set of limits in use, least recently used retired first
+MIN_SERVER_MEMORY_MB = 64  # below this the supervisor could not live under the job's memory limit
+_servers: dict[tuple[int, Limits], SandboxServer] = {}
 _servers_lock = threading.Lock()
 
 
-def _server() -> SandboxServer:
-    """This process's long-lived sandbox, (re)started on demand; forks get their own."""
+def _server(limits: Limits) -> SandboxServer:
+    """This process's long-lived sandbox for these limits, (re)started on demand; forks get their own."""
+    key = (os.getpid(), limits)
     with _servers_lock:
-        server = _servers.get(os.getpid())
+        server = _servers.pop(key, None)
         if server is None or not server.alive():
             if server is not None:
                 server.close()
-            server = _servers[os.getpid()] = SandboxServer()
+            mine = [k for k in _servers if k[0] == os.getpid()]
+            if len(mine) >= MAX_SERVERS:
+                _servers.pop(mine[0]).close()
+            server = SandboxServer(limits)
+        _servers[key] = server  # re-inserted last: dict order is the LRU order
         return server
+
+
+def _server_root() -> Path:
+    """Where this process's work dirs live while sandbox servers are in use: one shared folder."""
+    global _shared_root
+    if _shared_root is None or _shared_root[0] != os.getpid():
+        root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=_work_root()))
+        root.chmod(0o755)
+        _shared_root = (os.getpid(), root)
+    return _shared_root[1]
+
+
+_shared_root: tuple[int, Path] | None = None
 
 
 @atexit.register
 def _close_servers() -> None:
-    server = _servers.pop(os.getpid(), None)
-    if server is not None:
-        server.close()
+    for key in [k for k in _servers if k[0] == os.getpid()]:
+        _servers.pop(key).close()
+    if _shared_root is not None and _shared_root[0] == os.getpid():
+        shutil.rmtree(_shared_root[1], ignore_errors=True)
 
 
 def _supervisor_python() -> tuple[str, list[str]]:

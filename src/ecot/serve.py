@@ -129,7 +129,9 @@ class HFResponder:
         return Completion(reply.text, None, reply.usage)
 
 
-def make_responder(mode: str, replay: str | None = None, hf_options: Mapping[str, Any] | None = None, model_name: str | None = None) -> Responder:
+def make_responder(
+    mode: str, replay: str | None = None, hf_options: Mapping[str, Any] | None = None, model_name: str | None = None
+) -> Responder:
     if mode == "replay":
         if not replay:
             raise EcotError("serve: --mode replay needs --replay FILE")
@@ -149,6 +151,12 @@ class EcotHTTPServer(ThreadingHTTPServer):
         self.responder = responder
         self.latency_s = latency_s
         super().__init__(address, ChatHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, (BrokenPipeError, ConnectionResetError)):
+            return  # the client hung up (for example after its own timeout): nothing to answer
+        log.exception("serve: connection from %s failed", client_address)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind resolves the host's FQDN, which can stall on machines without DNS.
@@ -270,7 +278,9 @@ def create_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, 
         raise EcotError(f"serve: cannot listen on {host}:{port}: {err.strerror or err}") from None
 
 
-def start_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> tuple[str, Callable[[], None]]:
+def start_server(
+    responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0
+) -> tuple[str, Callable[[], None]]:
     """Serve in a background thread of this process: (base URL ending in /v1, stop function)."""
     server = create_server(responder, host, port, latency_ms)
     thread = threading.Thread(target=server.serve_forever, args=(0.1,), name="ecot-serve", daemon=True)

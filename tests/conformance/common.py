@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pytest
 
+from ecot import sandbox
 from ecot.backends import get_backend
 from ecot.backends.base import Backend
 from ecot.errors import ToolMissingError
@@ -54,6 +55,12 @@ def skip_unless_tools(domain: str) -> Backend:
         return get_backend(domain)
     except ToolMissingError as err:
         pytest.skip(f"{domain} backend needs the missing tool '{err.tool}': {err}")
+
+
+def skip_unless_isolated() -> None:
+    """Hostile-candidate tests promise containment, which only the bubblewrap sandbox gives."""
+    if not sandbox.bwrap_available():
+        pytest.skip("containment needs the missing (or disabled) tool 'bwrap'; only rlimits apply")
 
 
 def with_changes(task: Task, options: Mapping[str, Any] | None = None, wall_s: float | None = None) -> Task:

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from ecot.backends.rtl import ELABORATION_ERROR, SIMULATION_MISMATCH, SYNTAX_ERROR
-from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
+from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 
-from .common import bundled_task, describe, evaluate, processes_matching, unique_marker, with_changes
+from .common import (
+    bundled_task,
+    describe,
+    evaluate,
+    processes_matching,
+    skip_unless_isolated,
+    unique_marker,
+    with_changes,
+)
 
 TASK_ID = "rtl/mux4_bus"
 HANG_WALL_S = 3.0
@@ -40,12 +49,17 @@ def oracle_design(attack: str, declarations: str = "") -> str:
     return design(f"    integer fd;\n    reg escaped = 1'b0;\n{declarations}    initial begin\n{attack}    end\n{ORACLE_MUX}")
 
 
-def run(candidate: str, wall_s: float | None = None, **options: object):
+def run(candidate: str, wall_s: float | None = None, **options: object) -> Outcome:
     return evaluate(with_changes(bundled_task(TASK_ID), options=options or None, wall_s=wall_s), candidate)
 
 
+@pytest.fixture(autouse=True)
+def _isolated() -> None:
+    skip_unless_isolated()
+
+
 @pytest.fixture
-def outside_files_absent():
+def outside_files_absent() -> Iterator[None]:
     """The files hostile candidates try to create must not exist before or after."""
     leftovers = [p for p in OUTSIDE_FILES if p.exists()]
     assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
@@ -71,7 +85,6 @@ def test_writes_outside_the_work_dir_do_not_reach_the_host(outside_files_absent:
     assert outcome.label in (PASS, SIMULATION_MISMATCH), describe(outcome)
 
 
-@pytest.mark.xfail(strict=True, reason="the sandbox root (/, /etc) is a writable tmpfs; see the preload test below")
 def test_sandbox_file_system_is_read_only_outside_work_dir_and_tmp() -> None:
     attack = "".join(_write_attempt(path) for path in ("/etc/ecot_probe", "/ecot_probe", "/usr/ecot_probe"))
     outcome = run(oracle_design(attack))
@@ -86,7 +99,6 @@ def _preload_writer(content: str) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a candidate can plant /etc/ld.so.preload in the long-lived sandbox")
 def test_planted_preload_does_not_reach_later_evaluations() -> None:
     """A library named in /etc/ld.so.preload would run inside every later job's iverilog and vvp."""
     marker = unique_marker()
@@ -94,7 +106,7 @@ def test_planted_preload_does_not_reach_later_evaluations() -> None:
     try:
         later = run(bundled_task(TASK_ID).reference or "")
     finally:
-        run(_preload_writer(""))  # an empty preload list is harmless for the rest of the session
+        run(_preload_writer(""))  # should the write ever succeed, an empty list is harmless later on
     assert marker not in later.log, describe(later)
 
 
@@ -280,8 +292,8 @@ def test_waveform_dump_cannot_spy_on_the_testbench() -> None:
     assert outcome.label != PASS, describe(outcome)
 
 
-@pytest.mark.xfail(strict=True, reason="the shared sandbox root is writable: files left in ../ persist between jobs")
 def test_no_state_leaks_between_evaluations() -> None:
+    """A file left beside the work dir must not reach the next evaluation."""
     name = f"../{unique_marker()}"
     writer = f'        fd = $fopen("{name}", "w");\n        if (fd != 0) begin $fdisplay(fd, "hi"); $fclose(fd); end\n'
     reader = f'        fd = $fopen("{name}", "r");\n        if (fd != 0) escaped = 1;\n'

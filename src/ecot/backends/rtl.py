@@ -11,6 +11,7 @@ Per-task options (task.toml [options]):
   synth          "check" (default: latches, loops, multiple drivers fail; parse limits of Yosys are
                  tolerated), "strict" (Yosys must parse too) or "off"
   allow_latches  do not fail on inferred latches
+  gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
   lint           run Verilator lint after a passing simulation (default false)
   plusargs       extra vvp +args
 """
@@ -108,14 +109,19 @@ class RtlBackend(Backend):
         synth_dir = work / "synth"
         synth_dir.mkdir()
         sandbox.write_files(synth_dir, {"design.sv": candidate})
-        script = f"read_verilog -sv design.sv; synth -top {top} -flatten"
+        # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
+        passes = f"synth -top {top} -flatten" if opts.get("gate_count") else f"hierarchy -top {top}; proc; flatten; check; opt_clean; stat"
+        script = f"read_verilog -sv design.sv; {passes}"
         result = sandbox.run(["yosys", "-p", script], synth_dir, task.limits.scaled(output_kb=4096), proc_fs=True)
         findings = logs.read_yosys(result.output)
         metrics = {**sim.metrics, **findings.metrics}
         if result.timed_out:
             return _with(sim, metrics=metrics, note="yosys timed out; structural checks skipped")
-        if not findings.parsed and "design.sv" not in findings.first_error:
+        if not findings.started:
             return infra_error(f"yosys failed before reading the design: {findings.first_error}", result.output)
+        if findings.pass_error:  # the design was read, then a synthesis pass rejected it
+            what = f"yosys cannot synthesize the design: {findings.first_error}"
+            return Outcome(SYNTHESIS_ERROR, what, truncate_log(sim.log + "\n" + result.output), metrics)
         if not findings.parsed:
             if mode == "strict":
                 return Outcome(SYNTHESIS_ERROR, f"yosys rejected the design: {findings.first_error}", truncate_log(result.output), metrics)

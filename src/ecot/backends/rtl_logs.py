@@ -110,7 +110,9 @@ def judge_simulation(lines: list[str], pass_pattern: str, fail_pattern: str | No
 
 @dataclass(frozen=True)
 class SynthFindings:
-    parsed: bool
+    started: bool  # Yosys got as far as reading the design
+    parsed: bool  # ... and its frontend accepted it
+    pass_error: bool  # a later pass (proc, check, ...) rejected it
     problems: list[str]
     metrics: dict[str, int]
     first_error: str
@@ -129,8 +131,11 @@ def read_yosys(log: str) -> SynthFindings:
         problems.append(f"multiple conflicting drivers for {match.group(1).replace(chr(92), '')}")
     cells = re.findall(r"Number of cells:\s+(\d+)", log)
     metrics = {"cells": int(cells[-1])} if cells else {}
+    frontend_error = bool(errors) and re.match(r"^\S+:\d+: ERROR", errors[0]) is not None
     return SynthFindings(
-        parsed=not errors,
+        started="frontend" in log,
+        parsed=not frontend_error,
+        pass_error=bool(errors) and not frontend_error,
         problems=list(dict.fromkeys(problems)),
         metrics=metrics,
         first_error=errors[0] if errors else "",

@@ -148,13 +148,16 @@ class OpenAIGenerator(Generator):
             except openai.APIError as err:
                 status = getattr(err, "status_code", None)
                 if not is_retryable(err):
-                    raise GeneratorRequestError(f"openai generator: request rejected ({status}): {err}", status, attempt + 1) from err
+                    message = f"openai generator: request rejected ({status}): {err}"
+                    raise GeneratorRequestError(message, status, attempt + 1) from err
                 if attempt == self.max_retries:
-                    raise GeneratorRequestError(
-                        f"openai generator: gave up after {attempt + 1} attempts: {type(err).__name__}: {err}", status, attempt + 1
-                    ) from err
+                    message = f"openai generator: gave up after {attempt + 1} attempts: {type(err).__name__}: {err}"
+                    raise GeneratorRequestError(message, status, attempt + 1) from err
                 delay = backoff_delay(attempt, self.backoff, self.max_backoff, _retry_after(err))
-                log.warning("openai generator: %s (%s), retry %d/%d in %.2fs", type(err).__name__, status, attempt + 1, self.max_retries, delay)
+                log.warning(
+                    "openai generator: %s (%s), retry %d/%d in %.2fs",
+                    type(err).__name__, status, attempt + 1, self.max_retries, delay,
+                )
                 await asyncio.sleep(delay)  # outside the gate: a backing-off request holds no slot
         raise AssertionError("unreachable")
 

@@ -171,13 +171,16 @@ def stable_seed(*parts: object) -> int:
 
 # -- the plan -------------------------------------------------------------------------------------
 @lru_cache(maxsize=1024)  # pure, so caching only saves time; bounded so long runs do not grow
-def _plan(task_id: str, domain: str, reference: str, sample: int, seed: int, max_bugs: int, wrong_fix_rate: float) -> Plan:
+def _plan(
+    task_id: str, domain: str, reference: str, sample: int, seed: int, max_bugs: int, wrong_fix_rate: float
+) -> Plan:
     rng = Random(stable_seed(task_id, sample, seed, "plan"))
     return make_plan(reference.strip() + "\n", mutation_set(domain), rng, max_bugs, wrong_fix_rate)
 
 
 def make_plan(reference: str, mset: MutationSet, rng: Random, max_bugs: int, wrong_fix_rate: float) -> Plan:
-    """1..max_bugs bugs at disjoint places (categories drawn evenly), semantic ones maybe with a decoy."""
+    """1..max_bugs bugs at distinct places (category by the set's weights, then an operator, then a
+    site), and maybe one semantic bug whose first fix is a decoy."""
     usable = [m for m in mset.mutations if m.sites(reference)]
     wanted = rng.randint(1, max_bugs)
     chosen: list[Applied] = []
@@ -260,7 +263,7 @@ def pick_bug(plan: Plan, state: State, evidence: Outcome, mset: MutationSet, tas
     suspects = mset.for_label(evidence.label).suspects
     active = state.active(plan)
     named = named_lines(evidence, task)
-    words = set(re.findall(r"[A-Za-z_]\w+", evidence.diagnostic))
+    words = set(re.findall(r"[A-Za-z_]\w+", evidence.diagnostic)) & mset.names(plan.reference)
     clued = mset.clued_kinds(evidence.diagnostic + "\n" + evidence.log[:2000])
 
     def key(index: int) -> tuple:
@@ -268,6 +271,7 @@ def pick_bug(plan: Plan, state: State, evidence: Outcome, mset: MutationSet, tas
         rank = suspects.index(bug.category) if bug.category in suspects else len(suspects)
         line = line_in(bug, active)
         last = line + max(bug.mutated.count("\n"), bug.original.count("\n"))
+        # a parser often reports a mistake on the line after it, so that line counts as a hit
         distance = min((max(line - n, n - last - 1, 0) for n in named), default=99)
         mentioned = any(re.search(rf"\b{re.escape(w)}\b", bug.mutated + bug.original) for w in words)
         return (bug.kind not in clued, rank, min(distance, 3), not mentioned, index)

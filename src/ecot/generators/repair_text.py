@@ -89,7 +89,7 @@ class Writer:
                 return f"The diagnostic mentions `{signal[0]}`, so I followed it through the logic around it."
             return self.rng.choice(("So I went through the code for something that produces exactly this.",
                                     "Nothing names a line, so I traced the failing behaviour back through the code."))
-        near = min(named, key=lambda n: abs(n - line))
+        near = named[0]  # the diagnostic's own line comes first
         if abs(near - line) <= 2:
             return f"The message points at line {near}, so the problem is there or just before it."
         return f"The message names line {near}; tracing back from there, the cause is at line {line}."
@@ -122,9 +122,10 @@ _LOCATION = re.compile(r"([\w./-]+\.\w+):(\d+)")
 
 
 def named_lines(outcome: Outcome, task: Task) -> list[int]:
-    """Line numbers the diagnostic (or the first log lines) give for the candidate file, not the bundle's."""
+    """Line numbers the diagnostic, then the first log lines, give for the candidate file (not the bundle's)."""
     text = outcome.diagnostic + "\n" + "\n".join(outcome.log.splitlines()[:20])
-    return [int(m.group(2)) for m in _LOCATION.finditer(text) if m.group(1).split("/")[-1] not in task.files]
+    found = [int(m.group(2)) for m in _LOCATION.finditer(text) if m.group(1).split("/")[-1] not in task.files]
+    return list(dict.fromkeys(found))
 
 
 def _shared_names(diagnostic: str, declared: set[str], snippet: str) -> list[str]:

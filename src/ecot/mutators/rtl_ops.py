@@ -51,7 +51,8 @@ def misspelled_keyword(src: Source) -> list[Site]:
     sites = []
     for keyword, wrong in _KEYWORD_TYPOS.items():
         found = src.finditer(rf"\b{keyword}\b")
-        for m in {id(x): x for x in found[:1] + found[-1:]}.values():  # first and last use: keeps keywords balanced
+        # only the first and last use of each keyword, so frequent ones (input, reg) do not crowd out the rest
+        for m in dict.fromkeys(found[:1] + found[-1:]):
             sites.extend(Site(m.start(), m.end(), typo, f"misspells the keyword `{keyword}` as `{typo}`") for typo in wrong)
     return sites
 
