@@ -41,6 +41,8 @@ BROKEN_REFERENCES: dict[str, tuple[str, str, str]] = {
         "Elaboration_Error", "Cannot assign to array data", "testbench assigns an unpacked array literal (iverilog 11)"),
     "rtllm/signal_generator": (
         "Simulation_Mismatch", "Unable to open tri_gen.txt", "testbench reads tri_gen.txt, absent from this copy"),
+    "rtllm/synchronizer": (
+        "Synthesis_Error", "Multiple edge sensitive events", "en_data_reg's block is clocked on arstn but resets on brstn"),
 }
 RTLLM_MISSING_DATA = {"rtllm/alu", "rtllm/asyn_fifo", "rtllm/calendar", "rtllm/multi_booth_8bit", "rtllm/signal_generator"}
 RTLLM_COUNT = 50

@@ -185,9 +185,8 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
-def _clean_namespace(root: str | None, keep: list[str]) -> None:
-    """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp and
-    /dev/shm, and remove whatever a job left beside its own work dir in the shared root."""
+def _clean_namespace() -> None:
+    """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp and /dev/shm."""
     if os.getpid() != 1:
         return
     try:
@@ -201,11 +200,9 @@ def _clean_namespace(root: str | None, keep: list[str]) -> None:
             break
         if pid == 0:
             time.sleep(0.001)
-    for folder in ("/tmp", "/dev/shm", *([root] if root else [])):
+    for folder in ("/tmp", "/dev/shm"):
         for entry in os.listdir(folder):
-            path = os.path.join(folder, entry)
-            if path not in keep:
-                _remove(path)
+            _remove(os.path.join(folder, entry))
 
 
 def _remove(path: str) -> None:
@@ -249,7 +246,7 @@ def serve() -> None:
             reply: dict[str, Any] = {"results": run_jobs(request["jobs"], inherit_limits=True)}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
-        _clean_namespace(request.get("root"), request.get("keep", []))
+        _clean_namespace()
         usage = resource.getrusage(resource.RUSAGE_SELF)
         reply["supervisor_cpu_s"] = usage.ru_utime + usage.ru_stime  # it lives under the jobs' CPU limit
         write_message(stdout, reply)

@@ -43,7 +43,6 @@ _TMP_BYTES = 256 * 1024 * 1024
 INNER_ROOT = "/ecot"
 _uid_counter = itertools.count()
 _warned = threading.Event()
-_live_dirs: set[Path] = set()  # work dirs in use by this process (kept by the supervisor's clean-up)
 _bwrap_cache: list[bool] = []
 
 
@@ -133,16 +132,29 @@ def _work_root() -> Path:
 @contextmanager
 def workdir(prefix: str = "ecot-") -> Iterator[Path]:
     """A private scratch folder for one evaluation, removed afterwards whatever happens."""
-    base = _server_root() if bwrap_available() else _work_root()
-    base.mkdir(parents=True, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    if bwrap_available():
+        path = _new_served_dir(prefix)
+    else:
+        base = _work_root()
+        base.mkdir(parents=True, exist_ok=True)
+        path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
     path.chmod(0o755)
-    _live_dirs.add(path)
     try:
         yield path
     finally:
-        _live_dirs.discard(path)
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _new_served_dir(prefix: str) -> Path:
+    """A work dir in the folder shared with this process's sandbox servers. That folder is read-only
+    (0555) so a job cannot leave files beside its own dir; we open it only to create a dir."""
+    root = _server_root()
+    with _servers_lock:
+        root.chmod(0o755)
+        try:
+            return Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+        finally:
+            root.chmod(0o555)
 
 
 def write_files(folder: Path, files: Mapping[str, str]) -> None:
@@ -302,15 +314,13 @@ class SandboxServer:
         if self.uid is not None:
             _chown_tree(cwd, self.uid)
         # inside, the root is mounted at INNER_ROOT, outside /tmp, which the supervisor empties after each job
-        inner = self._inner(cwd)
+        inner = f"{INNER_ROOT}/{cwd.relative_to(self.root)}"
         jobs = [{**job, "cwd": inner, "env": {**job["env"], "HOME": inner}} for job in jobs]
-        live = [cwd, *list(_live_dirs)]
-        keep = sorted({self._inner(self.root / d.relative_to(self.root).parts[0]) for d in live if d.is_relative_to(self.root)})
         deadline = sum(job["limits"]["wall_s"] for job in jobs) + 30
         with self._lock:
             assert self._proc.stdin is not None and self._proc.stdout is not None
             try:
-                _supervisor.write_message(self._proc.stdin, {"jobs": jobs, "root": INNER_ROOT, "keep": keep})
+                _supervisor.write_message(self._proc.stdin, {"jobs": jobs})
                 ready, _, _ = select.select([self._proc.stdout], [], [], deadline)
                 reply = _supervisor.read_message(self._proc.stdout) if ready else None
             except (BrokenPipeError, OSError):
@@ -321,9 +331,6 @@ class SandboxServer:
         if reply.get("supervisor_cpu_s", 0) > self.limits.cpu_s / 2:
             self.close()  # retire it long before its own CPU limit could end it mid-job
         return reply
-
-    def _inner(self, path: Path) -> str:
-        return f"{INNER_ROOT}/{path.relative_to(self.root)}"
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -357,8 +364,10 @@ def _server_root() -> Path:
     """Where this process's work dirs live while sandbox servers are in use: one shared folder."""
     global _shared_root
     if _shared_root is None or _shared_root[0] != os.getpid():
-        root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=_work_root()))
-        root.chmod(0o755)
+        base = _work_root()
+        base.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=base))
+        root.chmod(0o555)
         _shared_root = (os.getpid(), root)
     return _shared_root[1]
 
@@ -371,6 +380,7 @@ def _close_servers() -> None:
     for key in [k for k in _servers if k[0] == os.getpid()]:
         _servers.pop(key).close()
     if _shared_root is not None and _shared_root[0] == os.getpid():
+        _shared_root[1].chmod(0o755)
         shutil.rmtree(_shared_root[1], ignore_errors=True)
 
 

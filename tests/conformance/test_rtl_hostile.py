@@ -72,17 +72,26 @@ def outside_files_absent() -> Iterator[None]:
 
 # -- file system ------------------------------------------------------------------------------------
 def _write_attempt(path: str) -> str:
+    # the sandbox may give jobs a private, writable /tmp: only the other paths would be an escape
+    flag = "" if path.startswith("/tmp/") else " escaped = 1;"
     return (
         f'        fd = $fopen("{path}", "w");\n'
-        f'        if (fd != 0) begin $fdisplay(fd, "pwned"); $fclose(fd); escaped = 1; end\n'
+        f'        if (fd != 0) begin $fdisplay(fd, "pwned"); $fclose(fd);{flag} end\n'
     )
+
+
+def test_oracle_control_writes_in_the_work_dir_are_allowed() -> None:
+    """Positive control: the oracle passes when its file operation succeeds, so a failure above means
+    the sandbox refused, not that the oracle is broken."""
+    outcome = run(oracle_design(_write_attempt("scratch.txt")))
+    assert outcome.label == PASS, describe(outcome)
 
 
 def test_writes_outside_the_work_dir_do_not_reach_the_host(outside_files_absent: None) -> None:
     attack = "".join(_write_attempt(str(path)) for path in OUTSIDE_FILES)
     attack += '        $dumpfile("/etc/ecot_pwned"); $dumpvars(0, y);\n'
     outcome = run(oracle_design(attack))
-    assert outcome.label in (PASS, SIMULATION_MISMATCH), describe(outcome)
+    assert outcome.label == SIMULATION_MISMATCH, describe(outcome)
 
 
 def test_sandbox_file_system_is_read_only_outside_work_dir_and_tmp() -> None:
