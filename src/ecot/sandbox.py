@@ -369,6 +369,10 @@ def _server_root() -> Path:
         root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=base))
         root.chmod(0o555)
         _shared_root = (os.getpid(), root)
+        # worker processes of multiprocessing pools skip atexit; this hook runs there as well
+        from multiprocessing import util
+
+        util.Finalize(None, _close_servers, exitpriority=10)
     return _shared_root[1]
 
 
@@ -379,9 +383,12 @@ _shared_root: tuple[int, Path] | None = None
 def _close_servers() -> None:
     for key in [k for k in _servers if k[0] == os.getpid()]:
         _servers.pop(key).close()
+    global _shared_root
     if _shared_root is not None and _shared_root[0] == os.getpid():
-        _shared_root[1].chmod(0o755)
-        shutil.rmtree(_shared_root[1], ignore_errors=True)
+        root, _shared_root = _shared_root[1], None
+        if root.exists():
+            root.chmod(0o755)
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def _supervisor_python() -> tuple[str, list[str]]:

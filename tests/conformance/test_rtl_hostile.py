@@ -1,9 +1,7 @@
 """Hostile RTL candidates: contained, labelled, and the machine left as it was.
 
 Most candidates carry an oracle: they behave correctly only if the attack worked, so a contained attack
-shows up as a failing verdict and an escape would show up as Pass. Tests marked xfail(strict=True)
-document backend weaknesses found while writing this suite; they start passing (and so fail, being
-strict) once the backend is fixed, at which point the marker should go.
+shows up as a failing verdict and an escape would show up as Pass.
 """
 
 from __future__ import annotations
@@ -213,7 +211,6 @@ def test_resource_hogs_are_stopped(hog: str) -> None:
     assert time.monotonic() - start < 8.0
 
 
-@pytest.mark.xfail(strict=True, reason="backend labels vvp killed by SIGXFSZ / bad_alloc as Simulation_Mismatch")
 @pytest.mark.parametrize("hog", [DISK_FILLER, MEMORY_HOG], ids=["disk", "memory"])
 def test_resource_hogs_are_labelled_resource_limit(hog: str) -> None:
     outcome = run(design(hog + CORRECT_MUX))
@@ -266,7 +263,6 @@ def test_testbench_internals_are_out_of_reach(candidate: str) -> None:
     assert outcome.label == ELABORATION_ERROR, describe(outcome)
 
 
-@pytest.mark.xfail(strict=True, reason="backend does not hide the testbench top by default (hidden_modules needed)")
 @pytest.mark.parametrize("candidate", list(HIERARCHY_ATTACKS.values()), ids=list(HIERARCHY_ATTACKS))
 def test_testbench_internals_are_out_of_reach_without_hidden_modules(candidate: str) -> None:
     outcome = run(candidate, hidden_modules=[])
@@ -295,7 +291,6 @@ WAVEFORM_SPY = """    integer fd, c;
 """
 
 
-@pytest.mark.xfail(strict=True, reason="vvp runs without -none, so $dumpvars exposes the testbench's signals")
 def test_waveform_dump_cannot_spy_on_the_testbench() -> None:
     outcome = run("`timescale 1ns/100ps\n" + design(WAVEFORM_SPY + ORACLE_MUX))
     assert outcome.label != PASS, describe(outcome)
@@ -309,3 +304,40 @@ def test_no_state_leaks_between_evaluations() -> None:
     run(oracle_design(writer))
     outcome = run(oracle_design(reader))
     assert outcome.label != PASS, describe(outcome)
+
+
+# A VerilogEval-style bench: the reference instance `good1` and a named block sit beside the design.
+UPWARD_BENCH = """module tb;
+    reg [1:0] sel; reg [7:0] d0, d1, d2, d3; wire [7:0] y, y_ref;
+    integer errors = 0, n = 0;
+    mux4_golden good1 (.sel(sel), .d0(d0), .d1(d1), .d2(d2), .d3(d3), .y(y_ref));
+    mux4_bus dut (.sel(sel), .d0(d0), .d1(d1), .d2(d2), .d3(d3), .y(y));
+    initial begin : stimulus
+        reg [7:0] expected;
+        repeat (64) begin
+            {sel, d0, d1, d2, d3} = $urandom; expected = y_ref; #1;
+            if (y !== y_ref) errors = errors + 1; n = n + 1;
+        end
+        $display("Mismatches: %0d in %0d samples", errors, n); $finish;
+    end
+endmodule
+module mux4_golden (input [1:0] sel, input [7:0] d0, d1, d2, d3, output [7:0] y);
+    assign y = sel == 0 ? d0 : sel == 1 ? d1 : sel == 2 ? d2 : d3;
+endmodule
+"""
+UPWARD_ATTACKS = {
+    "sibling_instance": HEAD_WIRE + "    assign y = good1.y;\nendmodule\n",
+    "named_block": HEAD_WIRE + "    assign y = stimulus.expected;\nendmodule\n",
+}
+
+
+@pytest.mark.parametrize("candidate", list(UPWARD_ATTACKS.values()), ids=list(UPWARD_ATTACKS))
+def test_upward_references_into_the_bench_do_not_pass(candidate: str) -> None:
+    import dataclasses
+
+    task = dataclasses.replace(bundled_task(TASK_ID), files={"testbench.sv": UPWARD_BENCH})
+    assert evaluate(task, CORRECT_MUX.join([HEAD, "endmodule\n"])).label == PASS  # the bench itself works
+    outcome = evaluate(task, candidate)
+    assert outcome.label != PASS, describe(outcome)
+    if outcome.label == ELABORATION_ERROR:  # caught by elaborating the design without the bench
+        assert "on its own" in outcome.diagnostic

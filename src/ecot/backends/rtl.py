@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import signal
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,7 +62,9 @@ class RtlBackend(Backend):
         opts = task.options
         with sandbox.workdir("ecot-rtl-") as work:
             outcome = self._simulate(task, candidate, work)
-            if outcome.passed or outcome.label == TIMEOUT:
+            if outcome.passed:
+                outcome = self._standalone(task, candidate, work, outcome)
+            if outcome.passed or (outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"):
                 outcome = self._structural_checks(task, candidate, work, outcome, opts)
             if outcome.passed and opts.get("lint", False):
                 outcome = self._lint(task, candidate, work, outcome)
@@ -72,7 +75,7 @@ class RtlBackend(Backend):
         tag = logs.new_tag()
         tb_name = _testbench_name(task)
         design = str(task.option("design_file", "design.sv"))
-        renames = _hidden_renames(task)
+        renames = _hidden_renames(task, task.files[tb_name])
         tb_file = f"tb_{secrets.token_hex(6)}.sv"
         feeds: dict[str, bytes] = {}  # sources read once by the compiler, gone before simulation
         tb_source = ""
@@ -87,18 +90,39 @@ class RtlBackend(Backend):
             else:
                 sandbox.write_files(work, {name: text})
         sandbox.write_files(work, {design: candidate})
-        top = task.option("tb_top") or logs.top_testbench_module(tb_source)
+        top = renames.get(task.option("tb_top", ""), None) or logs.top_testbench_module(tb_source)
         if top is None:
             return infra_error(f"task {task.id}: no module found in testbench {tb_name}")
         back = {tb_file: tb_name, **{v: k for k, v in renames.items()}}
         compile_step = sandbox.Step(["iverilog", "-g2012", "-s", str(top), "-o", "c.vvp", design, *feeds], feeds=feeds)
         run_step = sandbox.Step(
-            ["vvp", "-n", "sim.vvp", *[str(a) for a in task.option("plusargs", [])]], feed_files={"sim.vvp": "c.vvp"}
+            # -none: $dumpvars writes nothing, so a design cannot dump and read back the testbench's signals
+            ["vvp", "-n", "sim.vvp", "-none", *[str(a) for a in task.option("plusargs", [])]],
+            feed_files={"sim.vvp": "c.vvp"},
         )
         results = sandbox.run_steps([compile_step, run_step], work, task.limits)
         if len(results) == 1:
             return _compile_outcome(results[0], back, task)
         return _sim_outcome(task, results[1], tag, back)
+
+    # -- the design on its own --------------------------------------------------------------------
+    def _standalone(self, task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
+        """Elaborate the design without the testbench: a design that passed only by reaching into the
+        testbench (hierarchical or upward references to its instances, blocks or signals) fails here."""
+        top = task.option("top") or _only_module(candidate)
+        if top is None:
+            return sim
+        alone = work / "alone"
+        alone.mkdir()
+        sources = {"design.sv": candidate, **_helper_sources(task)}
+        sandbox.write_files(alone, sources)
+        argv = ["iverilog", "-g2012", "-s", str(top), "-o", "/dev/null", *sources]
+        result = sandbox.run(argv, alone, task.limits)
+        if result.returncode == 0:
+            return sim
+        first = logs.classify_compile(result.output, {}).diagnostic
+        what = f"the design does not elaborate on its own (it refers outside itself): {first}"
+        return Outcome(ELABORATION_ERROR, what, truncate_log(result.output), sim.metrics)
 
     # -- Yosys ------------------------------------------------------------------------------------
     def _structural_checks(self, task: Task, candidate: str, work: Path, sim: Outcome, opts: Any) -> Outcome:
@@ -156,9 +180,14 @@ def _sim_outcome(task: Task, result: sandbox.ExecResult, tag: str, renames: dict
     limit = task.limits
     if result.output_overflow:
         return Outcome(RESOURCE_LIMIT, f"simulation output exceeded {limit.output_kb} KiB and was stopped", log)
+    exhausted = _exhausted_resource(result)
+    if exhausted == "cpu":
+        return Outcome(TIMEOUT, f"simulation used more than {limit.cpu_s:g} s of CPU time", log)
+    if exhausted:
+        return Outcome(RESOURCE_LIMIT, f"simulation exceeded its {exhausted} limit and was stopped", log)
     if result.timed_out:
         last = f" (last testbench line: {lines[-1][:160]})" if lines else ""
-        return Outcome(TIMEOUT, f"simulation did not finish within {limit.wall_s:g} s{last}", log)
+        return Outcome(TIMEOUT, f"simulation did not finish within {limit.wall_s:g} s{last}", log, {"stage": "simulation"})
     verdict = logs.judge_simulation(
         lines,
         str(task.option("pass_pattern", DEFAULT_PASS)),
@@ -174,13 +203,36 @@ def _sim_outcome(task: Task, result: sandbox.ExecResult, tag: str, renames: dict
     return Outcome(SIMULATION_MISMATCH, diagnostic, log, metrics)
 
 
+def _exhausted_resource(result: sandbox.ExecResult) -> str | None:
+    """Which limit stopped the simulator, if one did (signals of rlimits, allocation failures)."""
+    sig = result.signal
+    if sig == signal.SIGXCPU:
+        return "cpu"
+    if sig == signal.SIGXFSZ or "File size limit exceeded" in result.stderr:
+        return "file size"
+    if re.search(r"bad_alloc|[Oo]ut of memory|Cannot allocate memory", result.stderr):
+        return "memory"
+    return None
+
+
 def _compile_outcome(result: sandbox.ExecResult, renames: dict[str, str], task: Task) -> Outcome:
     log = _apply(result.output, renames)
     if result.timed_out:
-        return Outcome(TIMEOUT, f"compilation did not finish within {task.limits.wall_s:g} s", truncate_log(log))
+        return Outcome(TIMEOUT, f"compilation did not finish within {task.limits.wall_s:g} s", truncate_log(log), {"stage": "compile"})
     verdict = logs.classify_compile(log, {})
     label = SYNTAX_ERROR if verdict.syntax else ELABORATION_ERROR
     return Outcome(label, verdict.diagnostic, truncate_log(log))
+
+
+def _helper_sources(task: Task) -> dict[str, str]:
+    """Bundle sources a design may use: neither the testbench nor files defining hidden modules."""
+    testbench = _testbench_name(task)
+    hidden = set(task.option("hidden_modules", []))
+    return {
+        name: text
+        for name, text in task.files.items()
+        if name.endswith((".v", ".sv")) and name != testbench and not hidden & set(logs.declared_modules(text))
+    }
 
 
 def _testbench_name(task: Task) -> str:
@@ -195,9 +247,12 @@ def _testbench_name(task: Task) -> str:
     raise ValueError(f"task {task.id}: no testbench (set options.testbench or add testbench.sv)")
 
 
-def _hidden_renames(task: Task) -> dict[str, str]:
+def _hidden_renames(task: Task, testbench: str) -> dict[str, str]:
+    """Per-evaluation names for the testbench's modules and the task's hidden ones: a design cannot
+    instantiate them or reach into the testbench with hierarchical or upward references."""
     suffix = secrets.token_hex(4)
-    return {name: f"{name}_{suffix}" for name in task.option("hidden_modules", [])}
+    names = [*logs.declared_modules(testbench), *task.option("hidden_modules", [])]
+    return {name: f"{name}_{suffix}" for name in dict.fromkeys(names)}
 
 
 def _rename_modules(text: str, renames: dict[str, str]) -> str:
