@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Sequence
 
-import pytest
 
 from ecot.executor import LocalPool
 from ecot.generators.base import Generation, Generator
@@ -89,7 +88,6 @@ def test_repairs_until_pass_and_keeps_every_turn(tmp_path: Path) -> None:
 
 
 def test_stops_after_k_correction_rounds(tmp_path: Path) -> None:
-    task = rtl_task()
     _, traj, summary = run_loop(tmp_path, Scripted([fenced("module nothing; endmodule\n")]), max_rounds=2)
     assert len(traj.turns) == 3 and not traj.passed
     assert summary.statuses["failed"] == 1

@@ -91,7 +91,7 @@ def fsm_states(src: Source) -> list[str]:
 def declared(src: Source) -> set[str]:
     """Every name the design declares: ports, nets, variables, parameters."""
     names = {port.name for port in ports(src)} | set(parameters(src))
-    for m in src.finditer(rf"\b(?:wire|reg|logic|integer|genvar|bit)\b((?:\s+signed)?\s*(?:\[[^\]]*\]\s*)?)([^;]*);"):
+    for m in src.finditer(r"\b(?:wire|reg|logic|integer|genvar|bit)\b((?:\s+signed)?\s*(?:\[[^\]]*\]\s*)?)([^;]*);"):
         names |= {n for n in re.findall(rf"(?:^|,)\s*({IDENT})", re.sub(r"=[^,]*", "", m.group(2)))}
     return names - KEYWORDS
 

@@ -1,0 +1,76 @@
+"""Low-level pieces of the sandbox: bubblewrap mount arguments, throw-away uids, process bookkeeping."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+_SYSTEM_RO = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
+_ETC_RO = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+_UID_BASE, _UID_SPAN = 200_000, 50_000
+TMP_BYTES = 256 * 1024 * 1024
+_uid_counter = itertools.count()
+
+
+def ro_system_args() -> list[str]:
+    args: list[str] = []
+    for path in (*_SYSTEM_RO, *_ETC_RO):
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+# After all mounts: the sandbox's own root and /dev become read-only, so nothing a job writes outside
+# its work dir, /tmp and /dev/shm can persist (e.g. an /etc/ld.so.preload planted for later jobs).
+READ_ONLY_REST = ("--remount-ro", "/dev", "--remount-ro", "/")
+
+
+def private_mounts() -> list[str]:
+    size = str(TMP_BYTES)
+    return ["--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
+
+
+def work_root() -> Path:
+    return Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
+
+
+def sandbox_uid() -> int | None:
+    """As root, each sandbox gets its own unprivileged uid."""
+    if os.geteuid() != 0:
+        return None
+    return _UID_BASE + (os.getpid() * 131 + next(_uid_counter)) % _UID_SPAN
+
+
+def chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid)
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+
+
+def _owner(path: Path) -> int | None:
+    try:
+        return path.stat().st_uid
+    except OSError:
+        return None
+
+
+def user_process_count() -> int:
+    uid = os.getuid()
+    return sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) == uid)
+
+
+def kill_uid(uid: int) -> None:
+    """Without a PID namespace, end every process left under the run's private uid."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _owner(entry) == uid:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
