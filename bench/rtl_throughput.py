@@ -1,7 +1,8 @@
 """RTL backend benchmark: evaluations per second and overhead against the bare tools, in one run.
 
 For every reference of the bundled RTL suite (and of RTLLM, when ../shared/data/rtllm exists) it times
-  bare:    the same `iverilog -g2012` + `vvp` commands run directly, no sandbox, no harness
+  bare:    the same tool commands run directly (iverilog -g2012, vvp, and for designs with dotted
+           names the design-alone elaboration), no sandbox, no harness
   backend: RtlBackend.run with synth="off" (the same two tools, through the sandbox and verdict channel)
   full:    RtlBackend.run with the task's default checks (adds Yosys)
 and prints medians, the median per-evaluation overhead ratio, and throughput on 1..N worker processes.
@@ -22,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from ecot.backends import get_backend
-from ecot.backends.rtl_logs import top_testbench_module
+from ecot.backends.rtl_logs import may_reach_outside, top_testbench_module
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.task import Task
 
@@ -43,7 +44,10 @@ def bare_once(task: Task) -> float:
         top = top_testbench_module(task.files[tb_name]) or "tb"
         start = time.perf_counter()
         subprocess.run(["iverilog", "-g2012", "-s", top, "-o", "sim.vvp", *sources], cwd=work, capture_output=True, check=True)
-        subprocess.run(["vvp", "-n", "sim.vvp"], cwd=work, capture_output=True, timeout=60)
+        subprocess.run(["vvp", "-n", "sim.vvp", "-none"], cwd=work, capture_output=True, timeout=60)
+        if may_reach_outside(task.reference or ""):  # the backend then elaborates the design alone too
+            alone = ["iverilog", "-g2012", "-s", str(task.option("top")), "-t", "null", "-o", "alone.out", "design.sv"]
+            subprocess.run(alone, cwd=work, capture_output=True)
         return time.perf_counter() - start
 
 

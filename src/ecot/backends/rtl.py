@@ -110,13 +110,13 @@ class RtlBackend(Backend):
         """Elaborate the design without the testbench: a design that passed only by reaching into the
         testbench (hierarchical or upward references to its instances, blocks or signals) fails here."""
         top = task.option("top") or _only_module(candidate)
-        if top is None:
+        if top is None or not logs.may_reach_outside(candidate):
             return sim
         alone = work / "alone"
         alone.mkdir()
         sources = {"design.sv": candidate, **_helper_sources(task)}
         sandbox.write_files(alone, sources)
-        argv = ["iverilog", "-g2012", "-s", str(top), "-o", "/dev/null", *sources]
+        argv = ["iverilog", "-g2012", "-s", str(top), "-t", "null", "-o", "alone.out", *sources]
         result = sandbox.run(argv, alone, task.limits)
         if result.returncode == 0:
             return sim

@@ -54,6 +54,16 @@ def declared_modules(source: str) -> list[str]:
     return _MODULE_DECL.findall(_strip_comments(source))
 
 
+_DOTTED_NAME = re.compile(r"[A-Za-z_$\\][\w$]*\s*\.\s*[A-Za-z_$\\]")
+
+
+def may_reach_outside(source: str) -> bool:
+    """Whether the design could name anything outside itself: a hierarchical (dotted) name, or
+    macros/includes that could produce one. False is a guarantee; True only means "check it"."""
+    code = re.sub(r'"(?:\\.|[^"\\])*"', '""', _strip_comments(source))
+    return "`" in code or _DOTTED_NAME.search(code) is not None
+
+
 def _strip_comments(source: str) -> str:
     source = re.sub(r"/\*.*?\*/", " ", source, flags=re.DOTALL)
     return re.sub(r"//[^\n]*", "", source)

@@ -1,7 +1,7 @@
 """Run one candidate file against one task and print the outcome (label, diagnostic, metrics).
 
 TASK is a task folder, a suite (folder or .jsonl, with --task-id), or a bundled task id such as
-rtl/counter_mod12. Use --reference to evaluate the task's own reference solution instead of a file.
+rtl/updown_counter8. Use --reference to evaluate the task's own reference solution instead of a file.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]
 
 
 def find_task(spec: str, task_id: str | None = None) -> Task:
-    """A task folder, a suite (+ task id), or the id of a bundled task such as rtl/counter_mod12."""
+    """A task folder, a suite (+ task id), or the id of a bundled task such as rtl/updown_counter8."""
     path = Path(spec)
     if path.exists():
         tasks = load_suite(path)
