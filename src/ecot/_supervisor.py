@@ -45,10 +45,19 @@ def limiter(cpu_s: float, memory_mb: int, file_mb: int, procs: int, uid: int | N
 def collect(proc: subprocess.Popen[bytes], wall_s: float, cap: int, start: float) -> tuple[bytes, bytes, bool, bool]:
     """Read both pipes until EOF, the wall limit or the output cap; kill the group on the last two."""
     assert proc.stdout is not None and proc.stderr is not None
-    chunks = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    try:
+        return collect_fds(proc.stdout.fileno(), proc.stderr.fileno(), proc.pid, wall_s, cap, start)
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def collect_fds(out_fd: int, err_fd: int, pgid: int, wall_s: float, cap: int, start: float) -> tuple[bytes, bytes, bool, bool]:
+    """collect() on raw pipe descriptors of a process group (the caller closes them)."""
+    chunks = {out_fd: bytearray(), err_fd: bytearray()}
     selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    selector.register(proc.stderr, selectors.EVENT_READ)
+    for fd in chunks:
+        selector.register(fd, selectors.EVENT_READ)
     timed_out = overflow = False
     while selector.get_map():
         remaining = wall_s - (time.monotonic() - start)
@@ -60,17 +69,14 @@ def collect(proc: subprocess.Popen[bytes], wall_s: float, cap: int, start: float
             if data:
                 chunks[key.fd] += data
             else:
-                selector.unregister(key.fileobj)
+                selector.unregister(key.fd)
         if sum(len(c) for c in chunks.values()) > cap:
             overflow = True
             break
     selector.close()
     if timed_out or overflow:
-        kill_group(proc.pid)
-    out, err = bytes(chunks[proc.stdout.fileno()][:cap]), bytes(chunks[proc.stderr.fileno()][:cap])
-    proc.stdout.close()
-    proc.stderr.close()
-    return out, err, timed_out, overflow
+        kill_group(pgid)
+    return bytes(chunks[out_fd][:cap]), bytes(chunks[err_fd][:cap]), timed_out, overflow
 
 
 def kill_group(pgid: int) -> None:

@@ -1,0 +1,120 @@
+"""A warm, sandboxed Python: imports heavy modules once, then runs each job in a fresh fork.
+
+Runs inside bubblewrap as PID 1 of its namespace (like the supervisor). CadQuery or PyTorch take
+seconds to import; a fork of an interpreter that already holds them starts in milliseconds. Each job
+is Python source executed as __main__ in its own child: its own session, rlimits, cwd, environment
+and output pipes; after the job every leftover process ends and /tmp is emptied.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import os
+import resource
+import sys
+import time
+import traceback
+from typing import Any
+
+from ecot import _supervisor
+
+
+def _virtual_size() -> int:
+    """Bytes of address space this interpreter already maps (the children start from it)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
+    """In the forked child: become the job, run its code, never return."""
+    code = 1
+    try:
+        os.setsid()
+        limits = job["limits"]
+        cpu = max(1, int(limits["cpu_s"] + 0.999))
+        memory = base_vsz + (limits["memory_mb"] << 20)  # the job's budget on top of the warm image
+        for which, value in (
+            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+            (resource.RLIMIT_AS, (memory, memory)),
+            (resource.RLIMIT_FSIZE, (limits["file_mb"] << 20,) * 2),
+            (resource.RLIMIT_NPROC, (limits["procs"],) * 2),
+        ):
+            resource.setrlimit(which, value)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.chdir(job["cwd"])
+        os.environ.clear()
+        os.environ.update(job["env"])
+        sys.argv = list(job.get("argv") or ["job"])
+        exec(compile(job["code"], job.get("filename", "<job>"), "exec"), {"__name__": "__main__"})
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException as err:  # noqa: BLE001 - reported on the job's stderr like an uncaught exception
+        frames = err.__traceback__.tb_next if err.__traceback__ else None  # drop this harness frame
+        traceback.print_exception(type(err), err, frames)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
+    feeds = {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
+    pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(out_r)
+        os.close(err_r)
+        _child(job, out_w, err_w, base_vsz)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        limits = job["limits"]
+        out, err, timed_out, overflow = _supervisor.collect_fds(
+            out_r, err_r, pid, limits["wall_s"], limits["output_kb"] * 1024, start
+        )
+        if timed_out or overflow:
+            _supervisor.kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+        for path in pipes:
+            _supervisor._release_fifo(path)
+    return {
+        "returncode": os.waitstatus_to_exitcode(status),
+        "stdout": base64.b64encode(out).decode(),
+        "stderr": base64.b64encode(err).decode(),
+        "timed_out": timed_out,
+        "output_overflow": overflow,
+        "wall_s": time.monotonic() - start,
+    }
+
+
+def main(preload: list[str]) -> None:
+    loaded = []
+    for name in preload:
+        importlib.import_module(name)
+        loaded.append(name)
+    base_vsz = _virtual_size()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    _supervisor.write_message(stdout, {"ready": loaded})
+    while (request := _supervisor.read_message(stdin)) is not None:
+        try:
+            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz)]}
+        except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
+            reply = {"error": f"{type(err).__name__}: {err}"}
+        _supervisor._clean_namespace()
+        _supervisor.write_message(stdout, reply)

@@ -1,0 +1,77 @@
+"""Warm sandboxed Python: preloaded modules, a fresh fork per job, the sandbox's limits and isolation."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from ecot import sandbox
+from ecot.sandbox_warm import warm_python
+from ecot.task import Limits
+
+LIMITS = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs=16)
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return warm_python(("json",))
+
+
+def run(runner, code: str, **kw):
+    with sandbox.workdir() as work:
+        return runner.run(work, code, LIMITS, **kw), work
+
+
+def test_runs_code_as_main_with_feeds_and_argv(runner) -> None:
+    code = "import sys; print(__name__, sys.argv[1:], open('in.txt').read())"
+    result, _ = run(runner, code, argv=["a"], feeds={"in.txt": b"fed"})
+    assert result.returncode == 0 and result.stdout.strip() == "__main__ ['a'] fed"
+
+
+def test_each_job_is_a_fresh_fork(runner) -> None:
+    first, _ = run(runner, "import json; json.MARK = 1; print(hasattr(json, 'MARK'))")
+    second, _ = run(runner, "import json; print(hasattr(json, 'MARK'))")
+    assert first.stdout.strip() == "True" and second.stdout.strip() == "False"
+
+
+def test_exit_codes_and_exceptions(runner) -> None:
+    assert run(runner, "raise SystemExit(3)")[0].returncode == 3
+    failed, _ = run(runner, "1 / 0")
+    assert failed.returncode == 1 and "ZeroDivisionError" in failed.stderr and "_zygote" not in failed.stderr
+
+
+@pytest.mark.parametrize(
+    ("code", "check"),
+    [
+        ("while True: pass", lambda r: r.timed_out or r.signal is not None),
+        ("import os\nwhile True: os.fork()", lambda r: "Resource temporarily unavailable" in r.stderr),
+        ("x = bytearray(2 * 1024 ** 3)", lambda r: "MemoryError" in r.stderr),
+        ("print('y' * 10 ** 7)", lambda r: r.output_overflow),
+        ("open('big', 'wb').write(b'0' * 5_000_000)", lambda r: r.returncode != 0),
+    ],
+    ids=["endless", "fork-bomb", "memory", "flood", "file-size"],
+)
+def test_limits_hold(runner, code: str, check) -> None:
+    start = time.monotonic()
+    result, _ = run(runner, code)
+    assert check(result), result
+    assert time.monotonic() - start < 10
+
+
+def test_secrets_and_home_are_out_of_reach(runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ECOT_SECRET_TOKEN", "hunter2")
+    result, _ = run(runner, "import os; print(dict(os.environ)); print(os.path.exists(os.path.expanduser('~root')))")
+    assert "hunter2" not in result.stdout
+    if sandbox.bwrap_available():
+        home = os.path.expanduser("~")
+        listing, _ = run(runner, f"import os; print(os.path.isdir({home!r}) and os.listdir({home!r}))")
+        assert listing.stdout.strip() in {"False", "[]"}
+
+
+def test_outside_work_dir_is_read_only(runner) -> None:
+    if not sandbox.bwrap_available():
+        pytest.skip("isolation needs the missing (or disabled) tool 'bwrap'")
+    result, _ = run(runner, "open('/usr/ecot_pwned', 'w')")
+    assert result.returncode != 0 and not os.path.exists("/usr/ecot_pwned")
