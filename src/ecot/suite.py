@@ -152,11 +152,11 @@ def load_suite(path: Path) -> list[Task]:
         tasks = [load_task_dir(folder) for folder in folders]
     if not tasks:
         raise TaskFormatError(str(path), "no tasks found (expected task.toml folders or a .jsonl file)")
-    _check_unique(tasks, str(path))
+    check_unique_ids(tasks, str(path))
     return tasks
 
 
-def _check_unique(tasks: Iterable[Task], where: str) -> None:
+def check_unique_ids(tasks: Iterable[Task], where: str) -> None:
     seen: set[str] = set()
     for task in tasks:
         if task.id in seen:

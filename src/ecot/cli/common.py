@@ -18,6 +18,17 @@ from ecot.task import Task
 console = Console()
 
 
+def key_values(items: Sequence[str], flag: str) -> dict[str, str]:
+    """Repeated KEY=VALUE flags (generator options) as a dict; a malformed one names the flag."""
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise EcotError(f"{flag} expects KEY=VALUE, got {item!r}")
+        options[key.strip()] = value
+    return options
+
+
 def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]:
     """Tasks from suite paths; with none given, every bundled suite (optionally only some domains)."""
     if suites:

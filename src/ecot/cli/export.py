@@ -58,14 +58,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def fold_options(args: argparse.Namespace) -> dict[str, str]:
-    from ecot.errors import EcotError
+    from ecot.cli.common import key_values
 
-    options: dict[str, str] = {}
-    for item in args.fold_opt:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise EcotError(f"--fold-opt expects KEY=VALUE, got {item!r}")
-        options[key.strip()] = value
+    options = key_values(args.fold_opt, "--fold-opt")
     if args.fold_model:
         options["model"] = args.fold_model
     if args.fold_base_url:

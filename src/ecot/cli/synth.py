@@ -37,12 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in args.gen_opt:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise EcotError(f"--gen-opt expects KEY=VALUE, got {item!r}")
-        options[key.strip()] = value
+    from ecot.cli.common import key_values
+
+    options = key_values(args.gen_opt, "--gen-opt")
     if args.model:
         options["model"] = args.model
     if args.base_url:

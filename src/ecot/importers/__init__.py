@@ -14,6 +14,7 @@ from typing import Callable
 
 from ecot.errors import TaskFormatError
 from ecot.registry import Registry
+from ecot.suite import check_unique_ids
 from ecot.task import Task
 
 Importer = Callable[[Path], list[Task]]
@@ -45,14 +46,6 @@ def import_tasks(fmt: str, source: Path) -> list[Task]:
         raise TaskFormatError(str(source), f"no {fmt} tasks found in this folder")
     check_unique_ids(tasks, str(source))
     return tasks
-
-
-def check_unique_ids(tasks: list[Task], where: str) -> None:
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise TaskFormatError(where, f"two items map to the same task id {task.id!r}")
-        seen.add(task.id)
 
 
 def read_text(path: Path) -> str:
