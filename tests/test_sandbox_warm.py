@@ -75,3 +75,21 @@ def test_outside_work_dir_is_read_only(runner) -> None:
         pytest.skip("isolation needs the missing (or disabled) tool 'bwrap'")
     result, _ = run(runner, "open('/usr/ecot_pwned', 'w')")
     assert result.returncode != 0 and not os.path.exists("/usr/ecot_pwned")
+
+
+def test_escaped_processes_do_not_outlive_their_job(runner) -> None:
+    marker = f"61.{os.getpid()}"
+    code = f"import subprocess; subprocess.Popen(['setsid', 'sleep', '{marker}'])"
+    result, _ = run(runner, code)
+    assert result.returncode == 0
+    time.sleep(0.3)
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in _cmdline(p)]
+    assert alive == []
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""

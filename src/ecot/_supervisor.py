@@ -191,14 +191,31 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
+def kill_everyone_else(sweeps: int = 5) -> None:
+    """SIGKILL every process we may signal except ourselves, in a few sweeps (a fork bomb can create
+    processes while one runs), reaping our own children in between."""
+    for _ in range(sweeps):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        _reap_children()
+
+
+def _reap_children() -> None:
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
+
+
 def _clean_namespace() -> None:
     """As PID 1 of the sandbox's namespace: end every other process, reap them, empty /tmp and /dev/shm."""
     if os.getpid() != 1:
         return
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    kill_everyone_else()
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)

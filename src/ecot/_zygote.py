@@ -103,7 +103,22 @@ def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
     }
 
 
-def main(preload: list[str]) -> None:
+def _end_leftovers(exclusive_uid: bool) -> None:
+    """Inside bubblewrap, as PID 1, clean the namespace; outside it, a uid of our own still lets us
+    end everything a job left (kill(-1) reaches only this uid's processes, never ourselves)."""
+    if os.getpid() == 1:
+        _supervisor._clean_namespace()
+    elif exclusive_uid:
+        _supervisor.kill_everyone_else()
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    time.sleep(0.001)
+            except ChildProcessError:
+                break
+
+
+def main(preload: list[str], exclusive_uid: bool = False) -> None:
     loaded = []
     for name in preload:
         importlib.import_module(name)
@@ -116,5 +131,5 @@ def main(preload: list[str]) -> None:
             reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
-        _supervisor._clean_namespace()
+        _end_leftovers(exclusive_uid)
         _supervisor.write_message(stdout, reply)

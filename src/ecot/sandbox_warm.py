@@ -54,7 +54,7 @@ class WarmPython:
         python, mounts, site_dirs = self._interpreter()
         boot = (
             f"import sys, site; sys.path.insert(0, {src!r}); [site.addsitedir(d) for d in {site_dirs!r}]; "
-            f"from ecot._zygote import main; main({list(self.preload)!r})"
+            f"from ecot._zygote import main; main({list(self.preload)!r}, {self.uid is not None})"
         )
         command = [python, "-I", *(["-S"] if site_dirs else []), "-c", boot]
         if not self.isolated:
@@ -127,7 +127,7 @@ class WarmPython:
     ) -> ExecResult:
         """Run `code` as __main__ in a fresh fork, with cwd (a sandbox.workdir()) as its work dir."""
         cwd = Path(cwd).resolve()
-        if not cwd.is_relative_to(self.root):
+        if self.isolated and not cwd.is_relative_to(self.root):
             raise SandboxError(f"{cwd} is not a sandbox.workdir() folder")
         inner = f"{INNER_ROOT}/{cwd.relative_to(self.root)}" if self.isolated else str(cwd)
         job: dict[str, Any] = {
