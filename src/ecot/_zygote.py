@@ -119,6 +119,13 @@ def _end_leftovers(exclusive_uid: bool) -> None:
 
 
 def main(preload: list[str], exclusive_uid: bool = False) -> None:
+    if os.getpid() != 1:  # outside bubblewrap: orphans of jobs become ours to reap (PR_SET_CHILD_SUBREAPER)
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
     loaded = []
     for name in preload:
         importlib.import_module(name)
