@@ -19,15 +19,26 @@ import base64
 import functools
 import os
 import select
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ecot import _supervisor
-from ecot.isolation import BASE_PATH, READ_ONLY_REST, chown_tree, private_mounts, ro_system_args, sandbox_uid, user_process_count
+from ecot.isolation import (
+    BASE_PATH,
+    READ_ONLY_REST,
+    chown_tree,
+    private_mounts,
+    ro_system_args,
+    sandbox_uid,
+    user_process_count,
+    work_root,
+)
 from ecot.sandbox import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
 from ecot.sandbox_server import INNER_ROOT, shared_root
 from ecot.task import Limits
@@ -47,6 +58,7 @@ class WarmPython:
         self.uid = sandbox_uid()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._home: str | None = None  # the unisolated interpreter's scratch home
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _command(self) -> list[str]:
@@ -64,8 +76,14 @@ class WarmPython:
             args += ["--ro-bind", path, path]
         args += ["--proc", "/proc"] if self.proc_fs else []
         args += [*private_mounts(), "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
-        args += ["--chdir", INNER_ROOT, "--clearenv", "--setenv", "PATH", BASE_PATH, "--setenv", "HOME", INNER_ROOT]
+        args += ["--chdir", INNER_ROOT, "--clearenv"]
+        for key, value in self._environment("/tmp").items():
+            args += ["--setenv", key, value]
         return args + command
+
+    def _environment(self, home: str) -> dict[str, str]:
+        """The interpreter's environment: nothing of ours (no secrets), a writable home and cache."""
+        return {"PATH": BASE_PATH, "HOME": home, "XDG_CACHE_HOME": home, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
 
     def _interpreter(self) -> tuple[str, list[str], list[str]]:
         """(python, folders to mount read-only, site folders to add). Ours, if the sandbox's uid can
@@ -94,8 +112,14 @@ class WarmPython:
                 os.setgid(uid)
                 os.setuid(uid)
 
+        env = None
+        if not self.isolated:
+            home = self._home = tempfile.mkdtemp(prefix="ecot-home-", dir=work_root())
+            if uid is not None:
+                os.chown(home, uid, uid)
+            env = self._environment(home)
         proc = subprocess.Popen(
-            self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=ceilings, start_new_session=True
+            self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=ceilings, start_new_session=True, env=env
         )
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], STARTUP_S)
@@ -112,6 +136,9 @@ class WarmPython:
                 self._proc.kill()
             self._proc.wait()
             self._proc = None
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
 
     # -- jobs ------------------------------------------------------------------------------------------
     def run(
