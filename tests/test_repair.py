@@ -170,9 +170,9 @@ def test_options_provenance_and_errors(tasks: list[Task]) -> None:
     for bad in ({"max_bugs": "0"}, {"wrong_fix_rate": "1.5"}, {"no_code_rate": "-0.1"}, {"seed": "x"}, {"sed": "1"}):
         with pytest.raises(EcotError):
             RepairGenerator.from_options(bad)
-    gpu = replace(tasks[0], id="gpu/x", domain="gpu")
-    with pytest.raises(EcotError, match="'gpu'"):
-        RepairGenerator().answer(gpu)
+    unknown = replace(tasks[0], id="no_such_domain/x", domain="no_such_domain")
+    with pytest.raises(EcotError, match="'no_such_domain'"):
+        RepairGenerator().answer(unknown)
     with pytest.raises(EcotError, match="reference"):
         RepairGenerator().answer(replace(tasks[0], reference=None))
 

@@ -120,6 +120,7 @@ class SynthesisLoop:
                 return "generator_error", added  # left unfinished: a rerun retries it
             self.store.append_turn(traj, turn)
             added.append(turn)
+            await self._after_turn(traj, turn, task)
         self.store.finish(traj, status)
         return status, added
 
@@ -139,26 +140,41 @@ class SynthesisLoop:
         start = time.monotonic()
         generation = await self.generator.generate(messages, task, turns, sample)
         gen_s = time.monotonic() - start
+        source = self.environment.source
         if generation.code is None:
             outcome = no_code()
         else:
-            outcome = await self._observe(task, generation.code)
+            outcome, source = await self._observe(task, generation.code)
         return Turn(
             index=len(turns),
             reasoning=generation.reasoning,
             code=generation.code,
             raw=generation.raw,
             outcome=outcome,
-            observation_source=self.environment.source,
+            observation_source=source,
             usage=dict(generation.usage),
             gen_s=round(gen_s, 4),
         )
 
-    async def _observe(self, task: Task, code: str) -> Outcome:
-        outcome = await self.environment.observe(task, code)
+    async def _observe(self, task: Task, code: str) -> tuple[Outcome, str]:
+        outcome, source = await self._observe_once(task, code)
         for attempt in range(self.settings.infra_retries):
             if not outcome.is_infra:
                 break
             log.info("infra failure on %s (attempt %d): %s", task.id, attempt + 1, outcome.diagnostic)
-            outcome = await self.environment.observe(task, code)
-        return outcome
+            outcome, source = await self._observe_once(task, code)
+        return outcome, source
+
+    async def _observe_once(self, task: Task, code: str) -> tuple[Outcome, str]:
+        # A world-model environment names the source of each observation: a predicted Pass is
+        # re-run for real (equation 3 with verification), and that observation is then "real".
+        sourced = getattr(self.environment, "observe_sourced", None)
+        if sourced is not None:
+            return await sourced(task, code)  # type: ignore[no-any-return]
+        return await self.environment.observe(task, code), self.environment.source
+
+    async def _after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
+        """Let a world-model environment audit the stored turn against real execution."""
+        hook = getattr(self.environment, "after_turn", None)
+        if hook is not None:
+            await hook(traj, turn, task)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ecot.outcome import Outcome
+from ecot.outcome import Outcome, shown_metrics
 from ecot.router import route
 from ecot.task import Task
 
@@ -30,7 +30,7 @@ def log_excerpt(log: str, diagnostic: str, max_lines: int = EXCERPT_LINES) -> st
 
 def render(outcome: Outcome, task: Task) -> str:
     parts = [f"Execution result: {outcome.label}", f"Diagnostic: {outcome.diagnostic}"]
-    shown = {k: v for k, v in outcome.metrics.items() if not k.endswith("_s")}
+    shown = shown_metrics(outcome.metrics)
     if shown:
         parts.append("Metrics: " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
     excerpt = log_excerpt(outcome.log, outcome.diagnostic)

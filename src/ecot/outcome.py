@@ -49,6 +49,14 @@ class Outcome:
         )
 
 
+BULKY_METRICS = frozenset({"trace"})  # recorded with the turn, never shown to a generator or folded
+
+
+def shown_metrics(metrics: dict[str, Metric]) -> dict[str, Metric]:
+    """The metrics worth showing: no durations (they vary run to run) and no bulky records."""
+    return {k: v for k, v in metrics.items() if not k.endswith(("_s", "_ms")) and k not in BULKY_METRICS}
+
+
 def truncate_log(text: str, limit: int = LOG_LIMIT) -> str:
     """Keep the head and the tail of a long log: errors cluster at both ends."""
     if len(text) <= limit:

@@ -11,6 +11,11 @@ BACKENDS: Registry[type[Backend]] = Registry(
     "backends",
     {
         "rtl": "ecot.backends.rtl:RtlBackend",
+        "gpu": "ecot.backends.gpu:GpuBackend",
+        "cad": "ecot.backends.cad:CadBackend",
+        "asm": "ecot.backends.asm:AsmBackend",
+        "python": "ecot.backends.python:PythonBackend",
+        "firmware": "ecot.backends.firmware:FirmwareBackend",
     },
 )
 

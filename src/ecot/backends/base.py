@@ -20,6 +20,9 @@ class Backend(ABC):
     labels: ClassVar[tuple[str, ...]]  # domain labels; COMMON_LABELS are always allowed
     tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
     install_hint: ClassVar[str] = "run `make setup`"
+    # what one evaluation needs, for placement on Ray (vocabulary in ecot.executor: "cpu", "gpu",
+    # "memory_mb", "toolchain:<name>", custom names); "toolchain:<domain>" is always implied
+    requires: ClassVar[dict[str, float]] = {}
 
     def check_tools(self) -> None:
         for tool in self.tools:

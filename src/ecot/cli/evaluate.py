@@ -10,13 +10,16 @@ import argparse
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: bundled suites)")
     parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
     parser.add_argument("--candidates", type=Path, help="folder of candidate files named after task ids")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--workers", type=int, default=None, help="workers (default: all cores; on Ray: the cluster's CPUs, per domain)")
+    parser.add_argument("--ray-address", metavar="ADDR", help="run backends on Ray: 'local' (start one here), 'auto', 'ray://HOST:PORT' or HOST:PORT (default: a local process pool)")
+    parser.add_argument("--max-pending", type=int, metavar="N", help="evaluations submitted and not yet returned, at most (default: 4 per worker)")
     parser.add_argument("--json", type=Path, help="also write the outcomes as JSON lines to this file")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
 
@@ -30,12 +33,12 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from ecot.cli.common import console, label_counts, load_tasks, outcome_table
-    from ecot.executor import LocalPool
+    from ecot.executor import make_executor
     from ecot.outcome import no_code
 
     tasks = load_tasks(args.suites, args.domain)
 
-    async def evaluate_all(pool: LocalPool, progress: Progress) -> list:
+    async def evaluate_all(pool: Any, progress: Progress) -> list:
         bar = progress.add_task("evaluating", total=len(tasks))
 
         async def one(task):
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
         return await asyncio.gather(*(one(t) for t in tasks))
 
-    with LocalPool(args.workers) as pool, Progress(console=console, transient=True) as progress:
+    with make_executor(args.ray_address, args.workers, args.max_pending) as pool, Progress(console=console, transient=True) as progress:
         rows = asyncio.run(evaluate_all(pool, progress))
     if not args.quiet:
         console.print(outcome_table(rows, f"{len(rows)} tasks"))

@@ -62,8 +62,10 @@ def _write_folders(tasks: list[Task], out: Path) -> None:
 
 
 def _reference_name(task: Task) -> str:
-    """reference.sv for SystemVerilog bundles, else reference.v; never a bundle file's name."""
-    suffix = ".sv" if any(name.endswith(".sv") for name in task.files) else ".v"
+    """reference.<the domain's source suffix> (.sv for SystemVerilog bundles); never a bundle file's name."""
+    suffix = {"python": ".py", "gpu": ".py", "cad": ".py", "asm": ".s", "firmware": ".c"}.get(task.domain, ".v")
+    if task.domain == "rtl" and any(name.endswith(".sv") for name in task.files):
+        suffix = ".sv"
     name = f"reference{suffix}"
     while name in task.files:
         name = f"_{name}"

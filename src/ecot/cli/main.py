@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("ecot.cli.serve", "serve the embedded model or a replay file over an OpenAI-compatible HTTP API"),
     "export": ("ecot.cli.export", "fold passed trajectories into ECoT samples; write train.jsonl/.parquet and raw.jsonl"),
     "stats": ("ecot.cli.stats", "per-domain depth statistics of a store: thinking length, turns to pass, labels per round"),
+    "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
 }
 
 

@@ -29,11 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="shorthand for --gen-opt base_url=... (OpenAI-compatible endpoint)")
     parser.add_argument("--samples", type=int, default=1, help="trajectories per task (default 1)")
     parser.add_argument("--max-rounds", type=int, default=4, help="correction rounds after the first attempt (default 4)")
-    parser.add_argument("--workers", type=int, help="backend worker processes (default: all cores)")
+    parser.add_argument("--workers", type=int, help="backend workers (default: all cores; on Ray: the cluster's CPUs, per domain)")
+    parser.add_argument("--ray-address", metavar="ADDR", help="run backends on Ray: 'local' (start one here), 'auto' (the running cluster), 'ray://HOST:PORT' or HOST:PORT (default: a local process pool, no Ray)")
+    parser.add_argument("--max-pending", type=int, metavar="N", help="evaluations submitted and not yet returned, at most (default: 4 per worker)")
     parser.add_argument("--max-in-flight", type=int, default=64, help="trajectories advancing at once (default 64)")
     parser.add_argument("--store", type=Path, default=Path("out/ecot.db"), help="trajectory store (SQLite)")
     parser.add_argument("--out", type=Path, default=Path("out/corpus"), help="folder for the exported corpus")
     parser.add_argument("--no-export", action="store_true", help="only synthesize; export later with `ecot export`")
+    parser.add_argument("--world-model", type=Path, metavar="PATH", help="observe with this ICWM (from `ecot icwm train`) instead of the real backends; every predicted Pass is verified for real")
+    parser.add_argument("--audit-rate", type=float, default=0.1, metavar="R", help="with --world-model: share of world-model turns also run for real and recorded as audits (default 0.1)")
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, str]:
@@ -72,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ecot.cli.common import console
-    from ecot.executor import LocalPool
+    from ecot.executor import make_executor
     from ecot.generators import GENERATORS
     from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
     from ecot.store import TrajectoryStore
@@ -91,19 +95,44 @@ def run(args: argparse.Namespace) -> int:
         "max_rounds": args.max_rounds,
         "environment": "real",
     }
+    world = _world_model(args, config)
     run_id = store.begin_run(config)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
-        with LocalPool(args.workers) as pool, Progress(*columns, console=console) as progress:
-            loop = SynthesisLoop(generator, RealEnvironment(pool), store, settings)
+        with make_executor(args.ray_address, args.workers, args.max_pending) as pool, Progress(*columns, console=console) as progress:
+            environment = RealEnvironment(pool)
+            if world is not None:
+                environment = _world_environment(world, environment, store, args)
+            loop = SynthesisLoop(generator, environment, store, settings)
             bar = progress.add_task(f"run {run_id}: trajectories", total=len(tasks) * args.samples)
             summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance(bar)))
         console.print(_summary_table(store, run_id, summary))
+        if world is not None:
+            console.print(f"world model {world.name}: {environment.stats.as_dict()}")
         if not args.no_export:
             _export(store, run_id, args.out)
     finally:
         store.close()
     return 1 if summary.generator_errors else 0
+
+
+def _world_model(args: argparse.Namespace, config: dict[str, Any]) -> Any:
+    """The --world-model, loaded offline; its name and the audit rate enter the run config (and key)."""
+    if args.world_model is None:
+        return None
+    from ecot.icwm import load_model
+
+    if not 0.0 <= args.audit_rate <= 1.0:
+        raise EcotError(f"--audit-rate must be in [0, 1], got {args.audit_rate}")
+    world = load_model(args.world_model)
+    config.update(environment=world.source, audit_rate=args.audit_rate)
+    return world
+
+
+def _world_environment(world: Any, real: Any, store: Any, args: argparse.Namespace) -> Any:
+    from ecot.icwm.environment import WorldModelEnvironment
+
+    return WorldModelEnvironment(world, real, store, audit_rate=args.audit_rate, verify=True)
 
 
 async def _run(loop: Any, run_id: int, tasks: list[Any], samples: int, on_done: Any) -> Any:

@@ -12,7 +12,7 @@ import difflib
 import re
 from typing import Any
 
-from ecot.outcome import INFRA_ERROR, NO_CODE, Outcome
+from ecot.outcome import INFRA_ERROR, NO_CODE, Outcome, shown_metrics
 from ecot.trajectory import REAL, Trajectory, Turn
 
 LANGUAGE = {"rtl": "verilog", "python": "python", "gpu": "python", "cad": "python", "firmware": "c", "asm": "asm"}
@@ -131,7 +131,7 @@ def report(outcome: Outcome) -> str:
 
 def _metrics(outcome: Outcome) -> str:
     # Durations (sim_s, compile_ms...) vary run to run and teach nothing about the code.
-    items = [(k, v) for k, v in sorted(outcome.metrics.items()) if not k.endswith(("_s", "_ms"))][:METRICS_SHOWN]
+    items = sorted(shown_metrics(outcome.metrics).items())[:METRICS_SHOWN]
     return ", ".join(f"{key}={_metric(value)}" for key, value in items)
 
 

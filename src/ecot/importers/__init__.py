@@ -24,6 +24,8 @@ IMPORTERS: Registry[Importer] = Registry(
     {
         "rtllm": "ecot.importers.rtllm:import_rtllm",
         "verilog-eval": "ecot.importers.verilog_eval:import_verilog_eval",
+        "kernelbench": "ecot.importers.kernelbench:import_kernelbench",
+        "python-jsonl": "ecot.importers.python_jsonl:import_python_jsonl",
     },
 )
 

@@ -14,6 +14,11 @@ MUTATORS: Registry[MutationSet] = Registry(
     "mutators",
     {
         "rtl": "ecot.mutators.rtl:RTL_MUTATIONS",
+        "gpu": "ecot.mutators.gpu:GPU_MUTATIONS",
+        "asm": "ecot.mutators.asm:ASM_MUTATIONS",
+        "python": "ecot.mutators.python:PYTHON_MUTATIONS",
+        "cad": "ecot.mutators.cad:CAD_MUTATIONS",
+        "firmware": "ecot.mutators.firmware:FIRMWARE_MUTATIONS",
     },
 )
 

@@ -1,0 +1,199 @@
+"""x86-64 assembly superoptimization (SuperCoder style): the candidate replaces gcc -O3's assembly
+of a C function and must stay equivalent on every input while running faster.
+
+Per evaluation: the task's fixed cases plus random cases (seeded from the candidate's own text, so
+repeatable but unknowable in advance) run through the -O3 baseline program in one work dir; the
+candidate is assembled (`as`), linked with the task's C driver (`gcc -no-pie`) and run on the
+same cases in another. Expected outputs stay on the host, and the verdict compares output lines
+there, so anything the candidate prints can only pass by being right. Passing candidates are then
+measured: callgrind counts the instructions executed inside the function on a fixed workload
+(deterministic on a noisy machine) and the wall time of repeated runs is compared with the
+baseline's in the same sandbox session.
+
+Options (task.toml [options]): function (required), driver, baseline, tests, random_cases,
+speed ("both", "callgrind", "wall", "off"), speed_cases, bench_ms. See docs/domains/asm.md.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import signal
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ecot import sandbox
+from ecot.backends import asm_logs as logs
+from ecot.backends import asm_prep as prep
+from ecot.backends.asm_speed import measure
+from ecot.backends.base import Backend, tool_version
+from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
+from ecot.task import Task
+
+ASSEMBLY_ERROR = "Assembly_Error"
+LINK_ERROR = "Link_Error"
+RUNTIME_ERROR = "Runtime_Error"
+OUTPUT_MISMATCH = "Output_Mismatch"
+PAST_END_NOTE = "<past the end>"
+
+
+class AsmBackend(Backend):
+    domain = "asm"
+    labels: ClassVar[tuple[str, ...]] = (
+        PASS,
+        ASSEMBLY_ERROR,
+        LINK_ERROR,
+        RUNTIME_ERROR,
+        OUTPUT_MISMATCH,
+        TIMEOUT,
+        RESOURCE_LIMIT,
+    )
+    tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
+    install_hint = "install the Debian packages gcc, binutils and valgrind (`make setup`)"
+
+    def tool_versions(self) -> dict[str, str]:
+        versions = super().tool_versions()
+        if shutil.which("valgrind"):
+            versions["valgrind"] = tool_version("valgrind")
+        return versions
+
+    def __init__(self) -> None:
+        self._prepared: dict[str, prep.Prepared] = {}
+
+    def prepared(self, task: Task, spec: prep.AsmSpec) -> prep.Prepared:
+        key = prep.task_key(task)
+        if key not in self._prepared:
+            if len(self._prepared) > 256:
+                self._prepared.clear()
+            self._prepared[key] = prep.build(task, spec)
+        return self._prepared[key]
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        spec = prep.AsmSpec.of(task)
+        built = self.prepared(task, spec)
+        seed = prep.candidate_seed(task, candidate)
+        expected, inputs = prep.reference_outputs(task, spec, built, seed, spec.random_cases)
+        with sandbox.workdir("ecot-asm-") as work:
+            outcome = judge(task, spec, built, candidate, seed, expected, inputs, work)
+            if outcome.passed and spec.speed != "off":
+                outcome = measure(task, spec, built, work, outcome)
+        return outcome
+
+
+def judge(
+    task: Task,
+    spec: prep.AsmSpec,
+    built: prep.Prepared,
+    candidate: str,
+    seed: int,
+    expected: list[str],
+    inputs: list[str],
+    work: Path,
+) -> Outcome:
+    """Assemble, link and run the candidate on the cases; compare its output lines on the host."""
+    sandbox.write_files(work, {prep.SOLUTION: candidate})
+    (work / "driver.o").write_bytes(built.driver_o)
+    (work / "guard.o").write_bytes(built.guard_o)
+    steps = [
+        sandbox.Step(["as", "--64", "-g", "-o", "solution.o", prep.SOLUTION]),
+        sandbox.Step(["gcc", *prep.LINK_FLAGS, "-o", "prog", "driver.o", "solution.o", "guard.o"]),
+        sandbox.Step(prep.run_argv("prog", seed, spec.random_cases, False, prep.timeout_ms(task)),
+                     stdin=task.files[spec.tests].encode()),
+    ]
+    results = sandbox.run_steps(steps, work, task.limits)
+    last = results[-1]
+    if len(results) == 1:
+        if last.timed_out:
+            return Outcome(TIMEOUT, f"the assembler did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
+        return Outcome(ASSEMBLY_ERROR, logs.assembly_diagnostic(last.output, prep.SOLUTION), truncate_log(last.output))
+    if len(results) == 2:
+        if last.timed_out:
+            return Outcome(TIMEOUT, f"the linker did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
+        return Outcome(LINK_ERROR, logs.link_diagnostic(last.output, spec.function), truncate_log(last.output))
+    return _run_outcome(task, spec, candidate, last, expected, inputs, work)
+
+
+def _run_outcome(
+    task: Task, spec: prep.AsmSpec, candidate: str, result: sandbox.ExecResult, expected: list[str], inputs: list[str], work: Path
+) -> Outcome:
+    log = truncate_log(result.output)
+    cases = len(expected)
+    metrics: dict[str, Any] = {"cases": cases, "run_s": round(result.wall_s, 4)}
+    if result.output_overflow:
+        return Outcome(RESOURCE_LIMIT, f"the program's output exceeded {task.limits.output_kb} KiB and was stopped", log, metrics)
+    marker = logs.last_marker(result.stderr)
+    timed_marker = marker is not None and marker.kind == "TIMEOUT"
+    if timed_marker or result.timed_out or result.signal == signal.SIGXCPU:
+        index = marker.int("case") if marker is not None and timed_marker else -1
+        where = f" on case {index} ({_input(inputs, index)})" if index >= 0 else ""
+        return Outcome(TIMEOUT, f"`{spec.function}` did not return within {task.limits.wall_s:g} s{where}", log, metrics)
+    if marker is not None and marker.kind in ("SIGNAL", "ABI", "ALIGN"):
+        return Outcome(RUNTIME_ERROR, _fault(task, spec, candidate, marker, inputs, work), log, metrics)
+    if result.signal:
+        name = logs.signal_name(result.signal)
+        return Outcome(RUNTIME_ERROR, f"the test program was killed by {name}", log, metrics)
+    if result.returncode != 0:
+        return Outcome(RUNTIME_ERROR, f"the test program exited with status {result.returncode} (did the function call exit?)", log, metrics)
+    got = logs.output_lines(result.stdout)
+    diff = logs.first_difference(expected, got)
+    if diff is not None:
+        metrics["first_mismatch"] = diff.index
+        return Outcome(OUTPUT_MISMATCH, _mismatch(spec, diff, inputs, len(got), cases), log, metrics)
+    return Outcome(PASS, f"all {cases} cases match the C function", log, metrics)
+
+
+def _mismatch(spec: prep.AsmSpec, diff: logs.Difference, inputs: list[str], printed: int, cases: int) -> str:
+    if diff.got is None:
+        return (f"the program printed results for {printed} of {cases} cases and stopped; "
+                f"case {diff.index} ({_input(inputs, diff.index)}) expected {logs.clip(diff.expected)}")
+    if diff.index >= cases:
+        return f"the program printed more lines than there are cases: {logs.clip(diff.got)}"
+    return (f"case {diff.index} ({_input(inputs, diff.index)}): `{spec.function}` returned {logs.clip(diff.got)}, "
+            f"expected {logs.clip(diff.expected)}")
+
+
+def _input(inputs: list[str], index: int) -> str:
+    if 0 <= index < len(inputs):
+        return f"input {logs.clip(inputs[index], 200)}"
+    return "an input the harness could not name"
+
+
+def _fault(task: Task, spec: prep.AsmSpec, candidate: str, marker: logs.Marker, inputs: list[str], work: Path) -> str:
+    index = marker.int("case")
+    on_case = f" on case {index} ({_input(inputs, index)})" if index >= 0 else ""
+    if marker.kind == "ABI":
+        reg = marker.fields.get("reg", "?")
+        if reg == "rsp":
+            return f"calling convention violated{on_case}: %rsp was not restored when `{spec.function}` returned"
+        return (f"calling convention violated{on_case}: callee-saved register %{reg} holds {marker.fields.get('got')} "
+                f"after `{spec.function}` returned (it must be preserved: push/pop it or use a caller-saved register)")
+    if marker.kind == "ALIGN":
+        return (f"stack misaligned{on_case}: %rsp was not 16-byte aligned at a call `{spec.function}` made "
+                "(the System V ABI requires it before every call)")
+    where = _locate(task, candidate, marker.fields.get("rip", ""), work)
+    if where == PAST_END_NOTE:
+        return f"execution ran past the end of the submitted code (a missing ret?){on_case}"
+    return f"{logs.describe_fault(marker)}{where}{on_case}"
+
+
+def _locate(task: Task, candidate: str, rip: str, work: Path) -> str:
+    """' at solution.s:14 (`movq (%rdi), %rax`)' from the faulting instruction address."""
+    if not re.fullmatch(r"0x[0-9a-f]+", rip):
+        return ""
+    result = sandbox.run(["addr2line", "-f", "-e", "prog", rip], work, task.limits)
+    lines = result.stdout.split("\n")
+    if not result.ok or len(lines) < 2:
+        return f" at {rip}"
+    function, place = lines[0].strip(), lines[1].strip()
+    if function == prep.PAST_END:
+        return PAST_END_NOTE
+    match = re.search(rf"{re.escape(prep.SOLUTION)}:(\d+)", place)
+    if match:
+        number = int(match.group(1))
+        source = candidate.splitlines()
+        text = " ".join(source[number - 1].split()) if 0 < number <= len(source) else ""
+        quoted = f" (`{text}`)" if text else ""
+        return f" at {prep.SOLUTION}:{number}{quoted}"
+    if function and function != "??":
+        return f" at {rip} in `{function}` (outside the submitted assembly: a call with bad arguments?)"
+    return f" at {rip} (outside the program's code: a jump or return to a bad address?)"

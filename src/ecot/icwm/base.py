@@ -1,0 +1,133 @@
+"""The world-model contract, and the model card saved with every model file.
+
+A world model maps (task, candidate code) -> a predicted Outcome (label, diagnostic, log, metrics),
+in batches. Model files are folders: `card.json` (what the model is, the fingerprint of its
+training data, the code version that trained it, its fidelity numbers) plus the model's own files.
+Everything loads from the folder alone, without network access.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ecot.errors import EcotError
+from ecot.icwm.dataset import Example
+from ecot.outcome import Outcome
+from ecot.store.version import code_version, ecot_version
+from ecot.task import Task
+
+CARD = "card.json"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    outcome: Outcome
+    confidence: float  # the model's probability for its label (1.0 for a remembered real outcome)
+
+
+@dataclass
+class ModelCard:
+    kind: str
+    fingerprint: str = ""  # sha256 of the training examples (see dataset.fingerprint)
+    examples: int = 0
+    train_tasks: list[str] = field(default_factory=list)
+    held_out_tasks: list[str] = field(default_factory=list)
+    label_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    fidelity: dict[str, Any] = field(default_factory=dict)  # filled by `ecot icwm eval` (and train)
+    history: list[dict[str, Any]] = field(default_factory=list)  # earlier versions this one was retrained from
+    code_version: str = field(default_factory=code_version)
+    ecot_version: str = field(default_factory=ecot_version)
+    created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.fingerprint[:10]}" if self.fingerprint else self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "name": self.name}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelCard:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class WorldModel(ABC):
+    kind: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.card = ModelCard(self.kind)
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def source(self) -> str:
+        """The observation_source of turns this model judged."""
+        return f"icwm:{self.name}"
+
+    def domains(self) -> set[str]:
+        """Domains the model has training data for (others are served by the real backend)."""
+        return set(self.card.label_counts)
+
+    @abstractmethod
+    def fit(self, examples: Sequence[Example], tasks: Mapping[str, Task]) -> None:
+        """Train on real examples (the card's data fields are filled by the caller)."""
+
+    @abstractmethod
+    def predict(self, requests: Sequence[tuple[Task, str]]) -> list[Prediction]:
+        """One prediction per (task, candidate), in order."""
+
+    @abstractmethod
+    def _save_files(self, folder: Path) -> None: ...
+
+    @classmethod
+    @abstractmethod
+    def _load_files(cls, folder: Path, card: ModelCard) -> WorldModel: ...
+
+    def save(self, path: Path) -> Path:
+        """Write the model folder atomically: a temp sibling renamed over `path` when complete."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        try:
+            self._save_files(temp)
+            write_card(temp, self.card)
+            if path.exists():
+                old = path.with_name(f".{path.name}.old")
+                shutil.rmtree(old, ignore_errors=True)
+                os.replace(path, old)
+                os.replace(temp, path)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(temp, path)
+        finally:
+            shutil.rmtree(temp, ignore_errors=True)
+        return path
+
+
+def write_card(folder: Path, card: ModelCard) -> None:
+    target = Path(folder) / CARD
+    temp = target.with_suffix(".tmp")
+    temp.write_text(json.dumps(card.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temp, target)
+
+
+def read_card(folder: Path) -> ModelCard:
+    path = Path(folder) / CARD
+    try:
+        return ModelCard.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise EcotError(f"{folder} is not a world-model folder (no {CARD})") from None
+    except (json.JSONDecodeError, TypeError) as err:
+        raise EcotError(f"{path}: unreadable model card: {err}") from None

@@ -1,0 +1,158 @@
+"""The fidelity report (section 4.1 of the paper): how faithfully a world model stands in for the real
+backends, per domain, on held-out tasks.
+
+Held-out means tasks the model never trained on: a saved model is judged on every task outside its
+card's training tasks; `cross_validate` trains k models so every task is held out exactly once.
+The report holds per-turn fidelity (ecot.icwm.metrics), trajectory agreement (ecot.icwm.agreement),
+speed against the real backend (ecot.icwm.speed) and, when the store has them, audit counts of
+world-model runs. It renders as a table, JSON and a PNG in the spirit of the paper's Figure 5.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ecot.errors import EcotError
+from ecot.icwm import agreement, speed
+from ecot.icwm.base import WorldModel
+from ecot.icwm.dataset import Dataset, Example, task_folds
+from ecot.icwm.fast import code_key
+from ecot.icwm.metrics import TurnRecord, per_domain
+from ecot.store import TrajectoryStore
+from ecot.trajectory import REAL, Trajectory
+
+PAPER = {"outcome_accuracy": 0.967, "trajectory_agreement": 0.944}
+BATCH = 256
+
+
+@dataclass
+class FidelityReport:
+    model: str
+    setup: dict[str, Any] = field(default_factory=dict)
+    turns: dict[str, Any] = field(default_factory=dict)
+    trajectories: dict[str, Any] = field(default_factory=dict)
+    speed: dict[str, Any] = field(default_factory=dict)
+    audits: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """Means over domains (each domain counts once, as in the paper)."""
+        def avg(values: Iterable[Any]) -> float | None:
+            found = [float(v) for v in values if v is not None]
+            return round(mean(found), 4) if found else None
+
+        return {
+            "domains": sorted(self.turns),
+            "outcome_accuracy": avg(t["accuracy"] for t in self.turns.values()),
+            "balanced_accuracy": avg(t["balanced_accuracy"] for t in self.turns.values()),
+            "majority_baseline": avg(t["majority_baseline"] for t in self.turns.values()),
+            "unique_accuracy": avg(t["unique_accuracy"] for t in self.turns.values()),
+            "diagnostic_similarity": avg(t["diagnostic"]["similarity"] for t in self.turns.values()),
+            "trajectory_agreement": avg(t["agreement"] for t in self.trajectories.values()),
+            "speedup_median": avg(s.get("speedup_median") for s in self.speed.values()),
+            "paper": PAPER,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "summary": self.summary()}
+
+
+def predict_records(model: WorldModel, examples: Sequence[Example], tasks: Mapping[str, Any]) -> list[TurnRecord]:
+    records: list[TurnRecord] = []
+    for start in range(0, len(examples), BATCH):
+        chunk = examples[start : start + BATCH]
+        predictions = model.predict([(tasks[e.task_id], e.code) for e in chunk])
+        records += [
+            TurnRecord(e.domain, e.task_id, code_key(e.task_id, e.code), e.outcome, p.outcome, p.confidence)
+            for e, p in zip(chunk, predictions)
+        ]
+    return records
+
+
+def real_trajectories(store_path: Path, task_ids: set[str]) -> list[Trajectory]:
+    with TrajectoryStore(store_path) as store:
+        return [t for t in store.iter_trajectories() if t.task_id in task_ids and agreement.replayable(t)]
+
+
+def evaluate(
+    model: WorldModel, data: Dataset, held_out: set[str], store_path: Path | None,
+    speed_turns: int = 60, trajectories: bool = True,
+) -> FidelityReport:
+    """Judge a trained model on the held-out tasks' real turns (and trajectories)."""
+    examples = data.select(held_out)
+    if not examples:
+        raise EcotError("no held-out examples: the model trained on every task in the store (use --folds)")
+    report = FidelityReport(model.name, {"held_out_tasks": len(held_out & set(data.tasks)), "held_out_turns": len(examples)})
+    report.turns = per_domain(predict_records(model, examples, data.tasks))
+    if trajectories and store_path is not None:
+        pairs = agreement.agreement_pairs(model, real_trajectories(store_path, held_out), data.tasks)
+        report.trajectories = agreement.summarize(pairs)
+    if speed_turns:
+        report.speed = speed.measure(model, examples, data.tasks, speed_turns)
+    return report
+
+
+def cross_validate(
+    data: Dataset, make: Callable[[], WorldModel], folds: int, store_path: Path | None, seed: int = 0,
+    speed_turns: int = 60, trajectories: bool = True, progress: Callable[[str], None] | None = None,
+) -> FidelityReport:
+    """k models, each trained without one fold of tasks and judged on it; every task held out once."""
+    records: list[TurnRecord] = []
+    pairs: list[agreement.Pair] = []
+    model: WorldModel | None = None
+    groups = task_folds(data.examples, folds, seed)
+    for number, held in enumerate(groups, start=1):
+        model = make()
+        model.fit(data.select(held, keep=False), data.tasks)
+        records += predict_records(model, data.select(held), data.tasks)
+        if trajectories and store_path is not None:
+            pairs += agreement.agreement_pairs(model, real_trajectories(store_path, held), data.tasks)
+        if progress:
+            progress(f"fold {number}/{len(groups)}: {len(held)} held-out tasks")
+    assert model is not None
+    report = FidelityReport(f"{model.kind} ({len(groups)}-fold cross-validation by task)")
+    report.setup = {"folds": len(groups), "tasks": len(data.tasks), "turns": len(records), "seed": seed}
+    report.turns = per_domain(records)
+    report.trajectories = agreement.summarize(pairs) if pairs else {}
+    if speed_turns:
+        report.speed = speed.measure(model, data.select(groups[-1]), data.tasks, speed_turns)
+    return report
+
+
+def audit_summary(store_path: Path) -> dict[str, Any]:
+    """World-model runs in the store: audits (agreement, confusion) and verifications of predicted Pass."""
+    with TrajectoryStore(store_path) as store:
+        audits = store.audits()
+        verified: Counter[str] = Counter()
+        for traj in store.iter_trajectories(finished_only=False):
+            if str(traj.provenance.get("environment", REAL)).startswith("icwm:"):
+                for turn in traj.turns:
+                    if turn.observation_source == REAL and turn.code is not None:
+                        verified[f"{traj.domain}:{turn.outcome.label}"] += 1
+    by_domain: dict[str, dict[str, Any]] = defaultdict(lambda: {"audits": 0, "agree": 0, "confusion": Counter()})
+    for row in audits:
+        entry = by_domain[row["domain"]]
+        entry["audits"] += 1
+        entry["agree"] += row["agree"]
+        entry["confusion"][f"{row['predicted_label']}->{row['real_label']}"] += 1
+    for key, count in verified.items():
+        domain, label = key.split(":", 1)
+        entry = by_domain[domain]
+        entry.setdefault("verifications", 0)
+        entry.setdefault("verified_pass", 0)
+        entry["verifications"] += count
+        entry["verified_pass"] += count if label == "Pass" else 0
+    return {
+        d: {**e, "confusion": dict(e["confusion"]), "agreement": round(e["agree"] / e["audits"], 4) if e["audits"] else None}
+        for d, e in sorted(by_domain.items())
+    }
+
+
+def write_json(report: FidelityReport, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path

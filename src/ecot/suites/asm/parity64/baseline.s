@@ -1,0 +1,24 @@
+	.file	"func.c"
+	.text
+	.p2align 4
+	.globl	parity64
+	.type	parity64, @function
+parity64:
+	xorl	%eax, %eax
+	testq	%rdi, %rdi
+	je	.L4
+	.p2align 4,,10
+	.p2align 3
+.L3:
+	movq	%rdi, %rdx
+	andl	$1, %edx
+	xorq	%rdx, %rax
+	shrq	%rdi
+	jne	.L3
+	ret
+	.p2align 4,,10
+	.p2align 3
+.L4:
+	ret
+	.size	parity64, .-parity64
+	.section	.note.GNU-stack,"",@progbits

@@ -1,0 +1,28 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """LayerNorm over the last dimension with a learned weight and bias."""
+
+    def __init__(self, hidden: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(hidden, eps=1e-5)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(x)
+
+
+batch_size = 128
+hidden = 4000
+
+
+def get_inputs():
+    return [torch.randn(batch_size, hidden)]
+
+
+def get_init_inputs():
+    return [hidden]

@@ -1,0 +1,5 @@
+import heapq
+
+
+def kth_largest(nums, k):
+    return heapq.nlargest(k, nums)[-1]

@@ -1,0 +1,36 @@
+"""The bundled python suite is well formed: valid options, tests with expected outputs for every
+input, both task shapes (function and stdin/stdout), and prompts that name the interface."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from ecot.backends.python_spec import MISSING, PySpec, load_cases
+from ecot.task import Task
+
+from .common import bundled_tasks
+
+
+def test_suite_size_and_shapes() -> None:
+    tasks = bundled_tasks("python")
+    assert len(tasks) >= 40
+    modes = Counter(PySpec.of(t).mode for t in tasks)
+    assert modes["function"] >= 25 and modes["stdio"] >= 10, modes
+    assert any("." in PySpec.of(t).entry_point for t in tasks), "one LeetCode-style Class.method task"
+    limits = {t.limits for t in tasks}
+    assert len(limits) == 1, "one set of limits keeps a single long-lived sandbox for the whole suite"
+
+
+@pytest.mark.parametrize("task", [pytest.param(t, id=t.id) for t in bundled_tasks("python")])
+def test_task_is_well_formed(task: Task) -> None:
+    spec = PySpec.of(task)
+    cases = load_cases(task, spec)
+    assert len(cases) >= 4, f"{task.id} needs at least 4 tests"
+    assert all(case.output is not MISSING for case in cases), f"{task.id}: bundled tests carry their expected outputs"
+    if spec.mode == "function":
+        assert spec.entry_point.split(".")[-1] in task.prompt
+    else:
+        assert "standard input" in task.prompt
+    assert "import numpy" not in (task.reference or ""), "tasks use the standard library only"

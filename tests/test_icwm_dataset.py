@@ -1,0 +1,144 @@
+"""World-model data: store -> examples, task-level splits, fingerprints, observation templates, metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ecot.icwm.dataset import (
+    Example,
+    fingerprint,
+    held_out_tasks,
+    load_dataset,
+    task_folds,
+)
+from ecot.icwm.diagnose import Anchor, adapt
+from ecot.icwm.features import Vocabulary, diff, features
+from ecot.icwm.metrics import TurnRecord, domain_turns
+from ecot.icwm.templates import parse_observation, render_observation, render_prompt
+from ecot.outcome import Outcome, infra_error, no_code
+from ecot.store import TrajectoryStore
+from ecot.task import Task
+from ecot.trajectory import Turn
+
+REFERENCE = "module adder(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"
+PROMPT = [{"role": "user", "content": "Write an adder."}]
+
+
+def task(name: str, domain: str = "rtl") -> Task:
+    return Task(id=f"{domain}/{name}", domain=domain, prompt="Write an adder.", files={"tb.sv": "module tb; adder dut(); endmodule\n"}, reference=REFERENCE)
+
+
+def turn(index: int, outcome: Outcome, code: str | None = REFERENCE, source: str = "real") -> Turn:
+    return Turn(index, "thinking", code, "raw", outcome, observation_source=source)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with TrajectoryStore(tmp_path / "s.db") as opened:
+        yield opened
+
+
+def test_only_real_judged_code_turns_become_examples(store: TrajectoryStore) -> None:
+    run = store.begin_run({"run": 1})
+    traj = store.trajectory(run, "rtl/a", "rtl", 0, PROMPT, {"generator": "repair"})
+    store.append_turn(traj, turn(0, Outcome("Syntax_Error", "design.sv:2: syntax error"), REFERENCE.replace(";", "", 1)))
+    store.append_turn(traj, turn(1, no_code(), None))
+    store.append_turn(traj, turn(2, infra_error("iverilog crashed")))
+    store.append_turn(traj, turn(3, Outcome("Pass", "ok"), source="icwm:fast-x"))  # not audited: skipped
+    store.append_turn(traj, turn(4, Outcome("Pass", "ok"), source="icwm:fast-x"))
+    store.record_audit(traj, 4, Outcome("Simulation_Mismatch", "MISMATCH got=x"), "fast-x")
+    other = store.trajectory(run, "rtl/unknown", "rtl", 0, PROMPT, {})
+    store.append_turn(other, turn(0, Outcome("Pass", "ok")))
+    data = load_dataset(store, {"rtl/a": task("a")})
+    assert [(e.turn, e.outcome.label, e.origin) for e in data.examples] == [
+        (0, "Syntax_Error", "turn"), (4, "Simulation_Mismatch", "audit"),
+    ]
+    assert data.skipped == {"no code": 1, "Infra_Error": 1, "world-model turn, not audited": 1, "task not found in the suites": 1}
+
+
+def examples(tasks: int, per_task: int = 3, domains: tuple[str, ...] = ("rtl", "python")) -> list[Example]:
+    return [
+        Example(f"{d}/t{t}", d, f"code {t} {k}", Outcome("Pass" if k % 2 else "Syntax_Error", "diag"))
+        for d in domains for t in range(tasks) for k in range(per_task)
+    ]
+
+
+def test_held_out_split_is_by_task_stable_and_per_domain() -> None:
+    data = examples(10)
+    held = held_out_tasks(data, 0.2, seed=3)
+    assert held == held_out_tasks(list(reversed(data)), 0.2, seed=3)
+    assert sum(t.startswith("rtl/") for t in held) == 2 and sum(t.startswith("python/") for t in held) == 2
+    train = {e.task_id for e in data if e.task_id not in held}
+    assert train and not train & held  # no task on both sides, so no turn of a held-out task leaks
+
+
+def test_folds_hold_every_task_out_exactly_once() -> None:
+    data = examples(7)
+    folds = task_folds(data, 3)
+    every = [t for fold in folds for t in fold]
+    assert sorted(every) == sorted({e.task_id for e in data})
+    assert len(every) == len(set(every))
+    assert max(len(f) for f in folds) - min(len(f) for f in folds) <= 1
+
+
+def test_fingerprint_ignores_order_and_sees_labels() -> None:
+    data = examples(3)
+    assert fingerprint(data) == fingerprint(list(reversed(data)))
+    changed = [*data[:-1], Example(data[-1].task_id, data[-1].domain, data[-1].code, Outcome("Timeout", "diag"))]
+    assert fingerprint(changed) != fingerprint(data)
+
+
+def test_observation_template_round_trips() -> None:
+    outcome = Outcome("Simulation_Mismatch", "MISMATCH time=11 signal=q\n expected=0", metrics={"mismatches": 7, "samples": 400, "sim_s": 0.01})
+    text = render_observation(outcome, "rtl")
+    assert text == "Label: Simulation_Mismatch\nDiagnostic: MISMATCH time=11 signal=q expected=0\nMetrics: mismatches=7; samples=400"
+    back = parse_observation(text + "\nmore text", ("Pass", "Simulation_Mismatch"), "Pass")
+    assert (back.label, back.diagnostic, back.metrics) == ("Simulation_Mismatch", "MISMATCH time=11 signal=q expected=0", {"mismatches": 7, "samples": 400})
+    assert parse_observation("Label: Bogus", ("Pass",), "Pass").label == "Pass"
+
+
+def test_prompt_keeps_the_diff_within_budget() -> None:
+    code = REFERENCE.replace("a + b", "a - b")
+    prompt = render_prompt(task("a"), code, budget=600)
+    assert prompt.startswith("<domain:rtl> task rtl/a") and prompt.endswith("## observation\n")
+    assert "-  assign s = a + b;" in prompt and "+  assign s = a - b;" in prompt
+    assert len(prompt) < 800
+
+
+def test_features_describe_the_change_against_the_reference() -> None:
+    vocab = Vocabulary.learn([task("a"), task("b")])
+    same = features(task("a"), REFERENCE, vocab)
+    assert same["*|same"] == 1.0
+    d = diff(REFERENCE, REFERENCE.replace("a + b", "a - b").replace("endmodule", "endmodul"), "rtl")
+    assert [(h.tag, [t.text for t in h.old], [t.text for t in h.new], h.line) for h in d.hunks] == [
+        ("replace", ["+"], ["-"], 2), ("replace", ["endmodule"], ["endmodul"], 3),
+    ]
+    typo = features(task("a"), REFERENCE.replace("s = a", "s = aa"), vocab)
+    assert "rtl|rep:a>NEW" in typo and "*|rep:a>NEW" in typo  # an undeclared name, not a known one
+    spaced = diff(REFERENCE, REFERENCE.replace("a + b", "a  +  b") + "// comment\n", "rtl")
+    assert spaced.same  # spacing and comments are no change
+
+
+def test_adapt_moves_line_numbers_and_role_names() -> None:
+    source = Anchor(10, (("new", ("cn",)), ("old", ("cnt",)), ("line", ("cnt", "q")), ("main", ("top_a",))))
+    target = Anchor(14, (("new", ("ct",)), ("old", ("count",)), ("line", ("count", "y")), ("main", ("top_b",))))
+    assert adapt("design.sv:11: error: Unable to bind `cn' in `top_a'", source, target) == "design.sv:15: error: Unable to bind `ct' in `top_b'"
+    assert adapt("design.sv:40: syntax error", source, target) == "design.sv:40: syntax error"  # far from the change
+
+
+def record(real: str, predicted: str, key: str) -> TurnRecord:
+    return TurnRecord("rtl", "rtl/a", key, Outcome(real, "d", metrics={"mismatches": 4}), Outcome(predicted, "d", metrics={"mismatches": 6}))
+
+
+def test_turn_metrics_expose_a_majority_label_model() -> None:
+    records = [record("Simulation_Mismatch", "Simulation_Mismatch", f"k{i}") for i in range(8)]
+    records += [record("Syntax_Error", "Simulation_Mismatch", "s1"), record("Pass", "Simulation_Mismatch", "p1")]
+    report = domain_turns(records)
+    assert report["accuracy"] == 0.8 and report["majority_baseline"] == 0.8
+    assert report["balanced_accuracy"] == pytest.approx(1 / 3, abs=1e-3)  # recall 1, 0, 0
+    assert report["labels"]["Syntax_Error"]["recall"] == 0.0
+    assert report["confusion"]["Pass"] == {"Simulation_Mismatch": 1}
+    assert report["metrics"]["mismatches"]["mae"] == 2.0
+    assert report["diagnostic"]["exact"] == 1.0
