@@ -8,15 +8,26 @@ import shutil
 
 import pytest
 
-from ecot.backends import get_backend
+from ecot.backends import get_backend as _get_backend
 from ecot.backends.gpu_outcome import COMPILATION_ERROR, MEMORY_FAULT
 from ecot.backends.gpu_runner import gpu_device_nodes
+from ecot.errors import ToolMissingError
 from ecot.outcome import INFRA_ERROR, Outcome
 from ecot.suite import bundled_suite_path, load_suite
+
+
+def get_backend(domain: str):
+    """The backend, or a skip naming the missing package (torch, triton, numpy)."""
+    try:
+        return _get_backend(domain)
+    except ToolMissingError as err:
+        pytest.skip(f"the gpu backend needs the missing tool '{err.tool}'")
+
 
 TEMPLATE = '''import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
+
 
 cuda_source = """
 #include <torch/extension.h>

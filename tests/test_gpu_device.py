@@ -8,13 +8,27 @@ import dataclasses
 
 import pytest
 
-from ecot.backends import get_backend
-from ecot.backends.gpu_outcome import COMPILATION_ERROR, MEMORY_FAULT, NUMERICAL_MISMATCH
+from ecot.backends import get_backend as _get_backend
+from ecot.backends.gpu_outcome import (
+    COMPILATION_ERROR,
+    MEMORY_FAULT,
+    NUMERICAL_MISMATCH,
+)
 from ecot.backends.gpu_runner import gpu_device_nodes
 from ecot.backends.gpu_timing import fast_p
+from ecot.errors import ToolMissingError
 from ecot.outcome import PASS, Outcome
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.task import Task
+
+
+def get_backend(domain: str):
+    """The backend, or a skip naming the missing package (torch, triton, numpy)."""
+    try:
+        return _get_backend(domain)
+    except ToolMissingError as err:
+        pytest.skip(f"the gpu backend needs the missing tool '{err.tool}'")
+
 
 pytestmark = pytest.mark.gpu
 
@@ -98,6 +112,7 @@ def test_inline_cuda_builds_and_runs() -> None:
     source = '''import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
+
 
 cuda = """
 __global__ void relu_kernel(const float* x, float* y, int n) {

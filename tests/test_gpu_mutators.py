@@ -4,15 +4,30 @@ references with the label their kind implies, and the repair generator walks a t
 from __future__ import annotations
 
 import asyncio
+
 import pytest
 
-from ecot.backends import get_backend
-from ecot.backends.gpu_outcome import COMPILATION_ERROR, MEMORY_FAULT, NUMERICAL_MISMATCH
+from ecot.backends import get_backend as _get_backend
+from ecot.backends.gpu_outcome import (
+    COMPILATION_ERROR,
+    MEMORY_FAULT,
+    NUMERICAL_MISMATCH,
+)
+from ecot.errors import ToolMissingError
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
 from ecot.mutators.base import make_applied
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.trajectory import Turn
+
+
+def get_backend(domain: str):
+    """The backend, or a skip naming the missing package (torch, triton, numpy)."""
+    try:
+        return _get_backend(domain)
+    except ToolMissingError as err:
+        pytest.skip(f"the gpu backend needs the missing tool '{err.tool}'")
+
 
 MSET = MUTATORS.get("gpu")
 TASKS = {t.id: t for t in load_suite(bundled_suite_path("gpu"))}
@@ -21,6 +36,7 @@ TASKS = {t.id: t for t in load_suite(bundled_suite_path("gpu"))}
 # A PyTorch-level solution, as KernelBench imports have: some operators only apply to such code.
 TORCH_SOLUTION = """import torch
 import torch.nn as nn
+
 
 
 class ModelNew(nn.Module):

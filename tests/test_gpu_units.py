@@ -142,3 +142,33 @@ def test_size_constants_and_scaling() -> None:
     found = size_constants(namespace)
     assert found == {"batch_size": 128, "dim": 4000, "shape": [64, 3, 224]}
     assert scaled_sizes(found, 16) == {"batch_size": 8, "dim": 250, "shape": [4, 3, 14]}
+
+
+def test_timing_loop_refills_inputs_and_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timing loop on its own (CUDA events stood in for by a clock: nothing CUDA runs here)."""
+    from ecot.backends import gpu_timing
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            self.at = 0.0
+
+        def record(self) -> None:
+            self.at = gpu_timing._perf_counter()
+
+        def synchronize(self) -> None:
+            pass
+
+        def elapsed_time(self, end: "Event") -> float:
+            return (end.at - self.at) * 1000.0
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    timer = gpu_timing.Timer()
+    flushes: list[int] = []
+    monkeypatch.setattr(timer, "flush", lambda: flushes.append(1))
+    seen: list[float] = []
+    sets = [[torch.full((4,), float(i))] for i in range(3)]
+    stats, out = timer.measure(lambda x: seen.append(float(x[0])) or x * 2, sets, warmup=2, trials=5)
+    assert seen == [0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 1.0]  # warm-up on set 0, then the sets in turn
+    assert len(flushes) == 5 and stats["trials"] == 5 and stats["last_trial"] == 1
+    assert float(out[0]) == 2.0 and stats["forged_intervals"] == 0 and stats["min_ms"] >= 0

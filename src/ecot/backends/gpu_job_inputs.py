@@ -17,10 +17,10 @@ from typing import Any
 
 from ecot.backends.gpu_job_common import (
     MIN_SCALED,
+    Inputs,
     apply_sizes,
     emit,
     load_module,
-    Inputs,
     read_job,
     scaled_sizes,
     size_constants,

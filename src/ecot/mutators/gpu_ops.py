@@ -212,7 +212,7 @@ def off_by_one_bounds(src: Source) -> list[Site]:
 
 def wrong_grid(src: Source) -> list[Site]:
     sites = []
-    for m in src.finditer(rf"triton\.cdiv\(\s*([^,()\n]+?)\s*,\s*([^,()\n]+?)\s*\)"):
+    for m in src.finditer(r"triton\.cdiv\(\s*([^,()\n]+?)\s*,\s*([^,()\n]+?)\s*\)"):
         new = f"{m.group(1)} // {m.group(2)}"
         note = f"launches `{new}` programs, rounding down, so the last partial block is never computed"
         sites.append(Site(m.start(), m.end(), new, note))
