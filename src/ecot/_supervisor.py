@@ -224,8 +224,19 @@ def _clean_namespace() -> None:
         if pid == 0:
             time.sleep(0.001)
     for folder in ("/tmp", "/dev/shm"):
-        for entry in os.listdir(folder):
+        for entry in set(os.listdir(folder)) - _startup_entries(folder):
             _remove(os.path.join(folder, entry))
+
+
+_STARTUP: dict[str, set[str]] = {}
+
+
+def _startup_entries(folder: str) -> set[str]:
+    """What a folder held when the sandbox started (the paths of read-only mounts under /tmp, e.g.
+    a checkout or venv living there): kept, and never walked, by the clean-up after each job."""
+    if folder not in _STARTUP:
+        _STARTUP[folder] = set(os.listdir(folder))
+    return _STARTUP[folder]
 
 
 def _remove(path: str) -> None:
@@ -263,6 +274,8 @@ def serve() -> None:
     except (OSError, AttributeError):
         pass
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    for folder in ("/tmp", "/dev/shm"):
+        _startup_entries(folder)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while (request := read_message(stdin)) is not None:
         try:

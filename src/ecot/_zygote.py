@@ -126,6 +126,8 @@ def main(preload: list[str], exclusive_uid: bool = False) -> None:
             ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+    for folder in ("/tmp", "/dev/shm"):  # before any job: what is there now is ours to keep
+        _supervisor._startup_entries(folder)
     loaded = []
     for name in preload:
         importlib.import_module(name)

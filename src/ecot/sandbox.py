@@ -225,12 +225,13 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
         chown_tree(cwd, uid)
     prefix: list[str] = []
     if isolated:
-        prefix = ["bwrap", "--unshare-all", "--die-with-parent", *ro_system_args()]
+        # the private /tmp comes first: anything bound later may live under /tmp (a checkout, a venv)
+        prefix = ["bwrap", "--unshare-all", "--die-with-parent", *ro_system_args(), *private_mounts()]
         for path in ro_paths:
             if os.path.exists(path):
                 prefix += ["--ro-bind", path, path]
         prefix += ["--proc", "/proc"] if proc_fs else []
-        prefix += [*private_mounts(), "--bind", str(cwd), str(cwd), *READ_ONLY_REST, "--chdir", str(cwd), "--clearenv"]
+        prefix += ["--bind", str(cwd), str(cwd), *READ_ONLY_REST, "--chdir", str(cwd), "--clearenv"]
         for key, value in jobs[0]["env"].items():
             prefix += ["--setenv", key, value]
     elif uid is None:

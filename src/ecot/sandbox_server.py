@@ -51,8 +51,8 @@ class SandboxServer:
 
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *extra]
-        args += [*private_mounts(), "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts(), *extra]
+        args += ["--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
         args += ["--chdir", INNER_ROOT, "--clearenv"]
         args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", Path(_supervisor.__file__).read_text()]
         uid, limits = self.uid, self.limits

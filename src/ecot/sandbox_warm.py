@@ -71,11 +71,12 @@ class WarmPython:
         command = [python, "-I", *(["-S"] if site_dirs else []), "-c", boot]
         if not self.isolated:
             return command
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args()]
+        # the private /tmp comes first: the checkout or the venv bound next may live under /tmp
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts()]
         for path in sorted({*mounts, src}):
             args += ["--ro-bind", path, path]
         args += ["--proc", "/proc"] if self.proc_fs else []
-        args += [*private_mounts(), "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
+        args += ["--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
         args += ["--chdir", INNER_ROOT, "--clearenv"]
         for key, value in self._environment("/tmp").items():
             args += ["--setenv", key, value]
