@@ -125,17 +125,22 @@ def load_task_dir(folder: Path) -> Task:
     return parse_task(meta, where)
 
 
-def load_jsonl(path: Path) -> Iterator[Task]:
+def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, value) for each non-blank line; bad JSON names the file and line."""
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             where = f"{path}:{number}"
             try:
-                data = json.loads(line)
+                yield where, json.loads(line)
             except json.JSONDecodeError as err:
                 raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
-            yield parse_task(data, where)
+
+
+def load_jsonl(path: Path) -> Iterator[Task]:
+    for where, data in read_jsonl(path):
+        yield parse_task(data, where)
 
 
 def load_suite(path: Path) -> list[Task]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ecot.errors import TaskFormatError
 from ecot.importers import TAG_NO_REFERENCE
-from ecot.suite import parse_task
+from ecot.suite import parse_task, read_jsonl
 from ecot.task import Task
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -40,18 +40,10 @@ def import_python_jsonl(root: Path) -> list[Task]:
 
 def _import_file(path: Path) -> list[Task]:
     tasks = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
-            if not isinstance(item, dict):
-                raise TaskFormatError(where, "each line must be a JSON object")
-            tasks.append(_task(item, path.stem, where))
+    for where, item in read_jsonl(path):
+        if not isinstance(item, dict):
+            raise TaskFormatError(where, "each line must be a JSON object")
+        tasks.append(_task(item, path.stem, where))
     return tasks
 
 

@@ -235,3 +235,16 @@ class MutationSet:
     def clued_kinds(self, text: str) -> set[str]:
         """Bug kinds that the observation's text points at directly."""
         return {kind for pattern, kinds in self.clues if re.search(pattern, text, re.IGNORECASE) for kind in kinds}
+
+
+def split_top_level(args: str) -> list[str]:
+    """Split call arguments on the commas outside nested brackets."""
+    parts, depth, current = [], 0, ""
+    for char in args:
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current]

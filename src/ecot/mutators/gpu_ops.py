@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ecot.mutators.base import Site, Source
+from ecot.mutators.base import Site, Source, split_top_level
 
 PY_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 IDENT = r"[A-Za-z_]\w*"
@@ -146,7 +146,7 @@ def missing_atomic(src: Source) -> list[Site]:
     sites = []
     for open_, close in _calls(src, "tl.atomic_add"):
         args = src.text[open_ + 1 : close]
-        parts = [p.strip() for p in _split_top(args)]
+        parts = [p.strip() for p in split_top_level(args)]
         if len(parts) != 2 or re.match(r"\s*\w+\s*=(?!=)", parts[1]):  # a keyword argument (mask=, sem=)
             continue
         ptr, value = parts
@@ -154,18 +154,6 @@ def missing_atomic(src: Source) -> list[Site]:
         note = f"adds into `{clip(ptr)}` with a plain load and store instead of tl.atomic_add: programs race"
         sites.append(Site(open_ - len("tl.atomic_add"), close + 1, new, note))
     return sites
-
-
-def _split_top(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += (char in "([{") - (char in ")]}")
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return parts + [current]
 
 
 # -- semantic ----------------------------------------------------------------------------------------

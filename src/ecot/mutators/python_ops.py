@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ecot.mutators.base import Site, Source
+from ecot.mutators.base import Site, Source, split_top_level
 
 PY_COMMENTS = re.compile(
     r"#[^\n]*|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
@@ -179,7 +179,7 @@ def off_by_one(src: Source) -> list[Site]:
         args = m.group(1)
         if not args.strip():
             continue
-        parts = _split_top(args)
+        parts = split_top_level(args)
         stop_index = 0 if len(parts) == 1 else 1
         start = m.start(1) + sum(len(p) + 1 for p in parts[:stop_index])
         stop = parts[stop_index]
@@ -192,17 +192,6 @@ def off_by_one(src: Source) -> list[Site]:
     return sites
 
 
-def _split_top(args: str) -> list[str]:
-    """Split call arguments on the commas outside nested brackets."""
-    parts, depth, current = [], 0, ""
-    for char in args:
-        depth += (char in "([{") - (char in ")]}")
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return [*parts, current]
 
 
 _CMP_SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
