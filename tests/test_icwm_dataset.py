@@ -121,6 +121,36 @@ def test_features_describe_the_change_against_the_reference() -> None:
     assert spaced.same  # spacing and comments are no change
 
 
+ASM_REFERENCE = """\
+\t.globl\tf
+f:
+\tmovq\t%rdi, %rax
+\taddq\t%rsi, %rax
+\tret
+"""
+
+
+def test_language_words_and_name_uses_are_features() -> None:
+    asm = Task(id="asm/f", domain="asm", prompt="p", reference=ASM_REFERENCE)
+    vocab = Vocabulary.learn([asm])
+    saved = features(asm, ASM_REFERENCE.replace("%rax", "%rbx"), vocab)
+    scratch = features(asm, ASM_REFERENCE.replace("%rax", "%rdx"), vocab)
+    typo = features(asm, ASM_REFERENCE.replace("%rax", "%rxa"), vocab)
+    assert "asm|rep:REG>REG_SAVED" in saved and "asm|rep:REG>REG" in scratch and "asm|rep:REG>NEW" in typo
+    # a renamed definition that nothing else names, against a renamed one whose uses dangle
+    c_reference = "void EXTI0_IRQHandler(void) { hits++; }\nint hits;\nint get(void) { return hits; }\n"
+    fw = Task(id="firmware/h", domain="firmware", prompt="p", reference=c_reference)
+    vocab = Vocabulary.learn([fw])
+    handler = features(fw, c_reference.replace("EXTI0_IRQHandler", "EXTI0_IRQ_Handler"), vocab)
+    assert "firmware|static:gone:ID:1:0" in handler and "firmware|static:came:NEW:0:1" in handler
+    dangling = features(fw, c_reference.replace("int hits;", "int hit;"), vocab)
+    assert "firmware|static:gone:ID:3:2" in dangling
+    py = Task(id="python/n", domain="python", prompt="p", reference="def n(xs):\n    return len(xs)\n")
+    vocab = Vocabulary.learn([py])
+    assert "python|rep:KW>KW" in features(py, py.reference.replace("len", "sum"), vocab)
+    assert "python|rep:KW>NEW" in features(py, py.reference.replace("len", "lne"), vocab)
+
+
 def test_adapt_moves_line_numbers_and_role_names() -> None:
     source = Anchor(10, (("new", ("cn",)), ("old", ("cnt",)), ("line", ("cnt", "q")), ("main", ("top_a",))))
     target = Anchor(14, (("new", ("ct",)), ("old", ("count",)), ("line", ("count", "y")), ("main", ("top_b",))))

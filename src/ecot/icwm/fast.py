@@ -44,7 +44,7 @@ from ecot.icwm.features import (
     diff,
     hunk_features,
     prefixed,
-    static_facts,
+    candidate_facts,
 )
 from ecot.outcome import Outcome
 from ecot.task import Task
@@ -61,7 +61,7 @@ def code_key(task_id: str, code: str) -> str:
 class FastWorldModel(WorldModel):
     kind = "fast"
 
-    def __init__(self, c: float = 4.0, max_iter: int = 3000) -> None:
+    def __init__(self, c: float = 1.0, max_iter: int = 3000) -> None:
         super().__init__()
         self.c, self.max_iter = c, max_iter
         self.vocab = Vocabulary()
@@ -92,7 +92,7 @@ class FastWorldModel(WorldModel):
             task = tasks[example.task_id]
             d = diff(task.reference or "", example.code, task.domain)
             found = [hunk_features(h, self.vocab, task) for h in d.hunks]
-            rows.append(prefixed(task.domain, combine(found, d.ratio, static_facts(example.code, task.domain))))
+            rows.append(prefixed(task.domain, combine(found, d.ratio, candidate_facts(task, example.code, d, self.vocab))))
             labels.append(example.outcome.label)
             self.domain_labels.setdefault(task.domain, [])
             if example.outcome.label not in self.domain_labels[task.domain]:
@@ -150,7 +150,7 @@ class FastWorldModel(WorldModel):
             raise EcotError(f"world model {self.name} has no training data for domain '{task.domain}'")
         d = diff(task.reference or "", code, task.domain)
         found = [self._hunk_features(h, task) for h in d.hunks]
-        probs = self._probabilities(combine(found, d.ratio, static_facts(code, task.domain)), task.domain)
+        probs = self._probabilities(combine(found, d.ratio, candidate_facts(task, code, d, self.vocab)), task.domain)
         best = max(range(len(probs)), key=probs.__getitem__)
         label = self.labels[best]
         at = self._responsible(task.domain, d, found, label)
@@ -235,6 +235,7 @@ class FastWorldModel(WorldModel):
             "labels": self.labels,
             "features": sorted(self.feature_index, key=self.feature_index.__getitem__),
             "common": {d: sorted(words) for d, words in self.vocab.common.items()},
+            "known": {d: sorted(words) for d, words in self.vocab.known.items()},
             "domain_labels": self.domain_labels,
             "memo": {key: outcome.to_dict() for key, outcome in self.memo.items()},
             "exemplars": [_exemplar_json(domain, ex, feats) for domain, ex, feats in self.exemplars],
@@ -250,7 +251,10 @@ class FastWorldModel(WorldModel):
         state = json.loads((folder / STATE).read_text(encoding="utf-8"))
         model.labels = list(state["labels"])
         model.feature_index = {name: i for i, name in enumerate(state["features"])}
-        model.vocab = Vocabulary({d: frozenset(words) for d, words in state["common"].items()})
+        model.vocab = Vocabulary(
+            {d: frozenset(words) for d, words in state["common"].items()},
+            {d: frozenset(words) for d, words in state.get("known", {}).items()},
+        )
         model.domain_labels = {d: list(v) for d, v in state["domain_labels"].items()}
         model.memo = {key: Outcome.from_dict(value) for key, value in state["memo"].items()}
         model.exemplars = [_exemplar_from_json(item) for item in state["exemplars"]]

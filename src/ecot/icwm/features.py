@@ -3,9 +3,14 @@
 Both texts are tokenized (comments blanked), diffed token by token, and every changed stretch (a
 hunk) is described by normalized tokens: a token common to many references of the domain (keywords,
 operators, usual port names) stays literal, any other identifier becomes ID (declared in the
-reference), BID (known only from the bundle, e.g. the testbench) or NEW (declared nowhere: a typo or a
+reference), BID (known only from the bundle, e.g. the testbench), a word of the language by class (the
+domain template's `word_class`: KW for a keyword or builtin, REG / REG_SAVED for an x86-64 scratch or
+callee-saved register), LEX (in some other reference of the domain) or NEW (known nowhere: a typo or a
 rename), and numbers become NUM or SNUM (a sized literal such as 4'd11). Which tokens count as common
-is learned from the training references, so no domain needs a keyword list.
+is learned from the training references.
+
+Besides the changes, a candidate has facts: the domain's static check (Python: does it compile) and
+how each name a change removes or brings in is used in the reference and in the rest of the candidate.
 """
 
 from __future__ import annotations
@@ -160,9 +165,10 @@ def _block_hunks(
 
 @dataclass
 class Vocabulary:
-    """Per-domain literal tokens, and per-task identifier sets (cached)."""
+    """Per-domain literal tokens, the domain's known words, and per-task identifier sets (cached)."""
 
     common: dict[str, frozenset[str]] = field(default_factory=dict)
+    known: dict[str, frozenset[str]] = field(default_factory=dict)  # in some reference of the domain
 
     @classmethod
     def learn(cls, tasks: Iterable[Task]) -> Vocabulary:
@@ -177,7 +183,8 @@ class Vocabulary:
             domain: frozenset(tok for tok, n in counts.items() if n >= max(2, COMMON_SHARE * totals[domain]))
             for domain, counts in seen.items()
         }
-        return cls(common)
+        known = {domain: frozenset(t for t in counts if IDENT.fullmatch(t)) for domain, counts in seen.items()}
+        return cls(common, known)
 
     def norm(self, text: str, domain: str, declared: frozenset[str], bundle: frozenset[str]) -> str:
         if not IDENT.fullmatch(text):
@@ -186,9 +193,14 @@ class Vocabulary:
             return text
         if text in self.common.get(domain, ()):
             return text
+        word = template(domain).word_class(text)
+        if word:
+            return word
         if text in declared:
             return "ID"
-        return "BID" if text in bundle else "NEW"
+        if text in bundle:
+            return "BID"
+        return "LEX" if text in self.known.get(domain, ()) else "NEW"
 
 
 @lru_cache(maxsize=1024)
@@ -245,6 +257,42 @@ def static_facts(code: str, domain: str) -> tuple[str, ...]:
     return (check(code),) if check is not None else ()
 
 
+def _bucket(count: int) -> str:
+    return str(min(count, 3))
+
+
+def use_facts(task: Task, code: str, d: Diff, vocab: Vocabulary) -> list[str]:
+    """How the names a change removes or brings in are used in the rest of the code: a renamed
+    definition nobody referenced differs from one whose callers are left dangling."""
+    if not d.hunks:
+        return []
+    domain = task.domain
+    declared, bundle = task_names(task)
+    in_code = _name_counts(code, domain)
+    in_ref = _name_counts(task.reference or "", domain)
+    found = []
+    for hunk in d.hunks:
+        old = {t.text for t in hunk.old if IDENT.fullmatch(t.text)}
+        new = {t.text for t in hunk.new if IDENT.fullmatch(t.text)}
+        for name in old - new:
+            kind = vocab.norm(name, domain, declared, bundle)
+            found.append(f"gone:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}")
+        for name in new - old:
+            kind = vocab.norm(name, domain, declared, bundle)
+            found.append(f"came:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}")
+    return found
+
+
+@lru_cache(maxsize=1024)
+def _name_counts(text: str, domain: str) -> Counter[str]:
+    return Counter(IDENT.findall(strip_comments(text, domain)))
+
+
+def candidate_facts(task: Task, code: str, d: Diff, vocab: Vocabulary) -> list[str]:
+    """Facts about the whole candidate: the domain's static check, and the use of changed names."""
+    return [*static_facts(code, task.domain), *use_facts(task, code, d, vocab)]
+
+
 def prefixed(domain: str, feats: dict[str, float]) -> dict[str, float]:
     """The classifier's view: a shared copy (what holds across domains) and a domain copy of each feature."""
     out = {f"*|{key}": value for key, value in feats.items()}
@@ -256,4 +304,4 @@ def features(task: Task, code: str, vocab: Vocabulary, the_diff: Diff | None = N
     """The classifier's feature dict of one candidate."""
     d = the_diff if the_diff is not None else diff(task.reference or "", code, task.domain)
     found = [hunk_features(h, vocab, task) for h in d.hunks]
-    return prefixed(task.domain, combine(found, d.ratio, static_facts(code, task.domain)))
+    return prefixed(task.domain, combine(found, d.ratio, candidate_facts(task, code, d, vocab)))

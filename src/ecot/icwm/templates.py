@@ -13,7 +13,9 @@ the candidate against the bundle's reference, and the numbered candidate.
 
 from __future__ import annotations
 
+import builtins
 import difflib
+import keyword
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -41,6 +43,31 @@ def python_syntax(code: str) -> str:
     return "compiles"
 
 
+PYTHON_WORDS = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+C_WORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "bool true false NULL uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t int64_t size_t".split()
+)
+X86_CALLEE_SAVED = re.compile(r"[re]?bx|b[lh]|[re]?bp|bpl|[re]?sp|spl|r1[2-5][dwb]?")
+X86_REGISTER = re.compile(r"[re]?[acd]x|[acd][lh]|[re]?(?:si|di)|(?:si|di)l|r(?:8|9|1[01])[dwb]?|[xyz]mm\d+|rip")
+
+
+def python_word(text: str) -> str | None:
+    return "KW" if text in PYTHON_WORDS else None
+
+
+def c_word(text: str) -> str | None:
+    return "KW" if text in C_WORDS else None
+
+
+def x86_word(text: str) -> str | None:
+    """An x86-64 register by its role in the System V calling convention (callee-saved or scratch)."""
+    if X86_CALLEE_SAVED.fullmatch(text):
+        return "REG_SAVED"
+    return "REG" if X86_REGISTER.fullmatch(text) else None
+
+
 @dataclass(frozen=True)
 class DomainTemplate:
     language: str
@@ -49,15 +76,16 @@ class DomainTemplate:
     max_metrics: int = 6
     indentation: bool = False  # leading whitespace is syntax (Python)
     static: Callable[[str], str] | None = None  # a cheap static fact about the code, used as a feature
+    word_class: Callable[[str], str | None] = lambda text: None  # a word of the language itself, by class
 
 
 TEMPLATES: dict[str, DomainTemplate] = {
     "rtl": DomainTemplate("verilog", C_COMMENTS, ("mismatches", "samples", "cells")),
-    "firmware": DomainTemplate("c", C_COMMENTS),
-    "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax),
-    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax),
-    "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax),
-    "asm": DomainTemplate("asm", HASH_COMMENTS),
+    "firmware": DomainTemplate("c", C_COMMENTS, word_class=c_word),
+    "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
+    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
+    "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
+    "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word),
 }
 
 
