@@ -8,6 +8,7 @@ Everything runs on the real toolchain; a missing tool skips with its name.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -15,7 +16,7 @@ import secrets
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import pytest
 
@@ -187,3 +188,16 @@ def processes_matching(marker: str) -> list[str]:
         if marker in cmdline:
             found.append(f"{entry.name}: {cmdline.strip()}")
     return found
+
+
+@contextlib.contextmanager
+def files_stay_absent(paths: Iterable[Path]) -> Iterator[None]:
+    """Files a hostile candidate tries to create outside its work dir: absent before and after."""
+    paths = tuple(paths)
+    leftovers = [p for p in paths if p.exists()]
+    assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
+    yield
+    created = [p for p in paths if p.exists()]
+    for path in created:
+        path.unlink()
+    assert not created, f"a candidate created files outside its work dir: {created}"

@@ -18,6 +18,7 @@ from ecot.backends.python_verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSW
 from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 
 from .common import (
+    files_stay_absent,
     bundled_task,
     describe,
     evaluate,
@@ -58,13 +59,8 @@ def _isolated() -> None:
 
 @pytest.fixture
 def outside_files_absent() -> Iterator[None]:
-    leftovers = [p for p in OUTSIDE_FILES if p.exists()]
-    assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
-    yield
-    created = [p for p in OUTSIDE_FILES if p.exists()]
-    for path in created:
-        path.unlink()
-    assert not created, f"a candidate created files outside its work dir: {created}"
+    with files_stay_absent(OUTSIDE_FILES):
+        yield
 
 
 def test_oracle_control_passes_when_the_attack_is_harmless() -> None:

@@ -16,6 +16,7 @@ from ecot.backends.rtl import ELABORATION_ERROR, SIMULATION_MISMATCH, SYNTAX_ERR
 from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 
 from .common import (
+    files_stay_absent,
     bundled_task,
     describe,
     evaluate,
@@ -58,14 +59,8 @@ def _isolated() -> None:
 
 @pytest.fixture
 def outside_files_absent() -> Iterator[None]:
-    """The files hostile candidates try to create must not exist before or after."""
-    leftovers = [p for p in OUTSIDE_FILES if p.exists()]
-    assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
-    yield
-    created = [p for p in OUTSIDE_FILES if p.exists()]
-    for path in created:
-        path.unlink()
-    assert not created, f"a candidate created files outside its work dir: {created}"
+    with files_stay_absent(OUTSIDE_FILES):
+        yield
 
 
 # -- file system ------------------------------------------------------------------------------------
