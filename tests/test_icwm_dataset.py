@@ -158,8 +158,23 @@ def test_adapt_moves_line_numbers_and_role_names() -> None:
     assert adapt("design.sv:40: syntax error", source, target) == "design.sv:40: syntax error"  # far from the change
 
 
-def record(real: str, predicted: str, key: str) -> TurnRecord:
-    return TurnRecord("rtl", "rtl/a", key, Outcome(real, "d", metrics={"mismatches": 4}), Outcome(predicted, "d", metrics={"mismatches": 6}))
+def record(real: str, predicted: str, key: str, confidence: float = 1.0) -> TurnRecord:
+    return TurnRecord(
+        "rtl", "rtl/a", key, Outcome(real, "d", metrics={"mismatches": 4}), Outcome(predicted, "d", metrics={"mismatches": 6}),
+        confidence,
+    )
+
+
+def test_selective_accuracy_trades_coverage_for_accuracy() -> None:
+    records = [record("Pass", "Pass", f"r{i}", 0.97) for i in range(9)]
+    records += [record("Pass", "Syntax_Error", "w1", 0.55), record("Syntax_Error", "Pass", "w2", 0.92)]
+    table = domain_turns(records)["selective"]
+    rows = {row["threshold"]: row for row in table["thresholds"]}
+    assert rows[0.5] == {"threshold": 0.5, "coverage": 1.0, "accuracy": round(9 / 11, 4)}
+    assert rows[0.9] == {"threshold": 0.9, "coverage": round(10 / 11, 4), "accuracy": 0.9}
+    assert rows[0.95] == {"threshold": 0.95, "coverage": round(9 / 11, 4), "accuracy": 1.0}
+    assert rows[0.99]["coverage"] == 0.0 and rows[0.99]["accuracy"] is None
+    assert table["for_target"] == {"threshold": 0.95, "coverage": round(9 / 11, 4), "accuracy": 1.0}
 
 
 def test_turn_metrics_expose_a_majority_label_model() -> None:

@@ -21,7 +21,7 @@ from ecot.icwm.base import Prediction, WorldModel
 from ecot.icwm.dataset import Dataset, open_dataset
 from ecot.icwm.environment import WorldModelEnvironment
 from ecot.icwm.fidelity import evaluate, write_json
-from ecot.icwm.report import plot
+from ecot.icwm.report import plot, selective_table
 from ecot.icwm.train import train
 from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
 from ecot.outcome import Outcome
@@ -101,6 +101,11 @@ def test_fidelity_report_has_trajectory_agreement_speed_table_json_and_png(
     assert speed["turns"] == 6 and speed["real_median_s"] > speed["icwm_median_s"] > 0
     summary = json.loads(write_json(report, tmp_path / "f.json").read_text())["summary"]
     assert summary["outcome_accuracy"] == turns["accuracy"] and summary["paper"]["outcome_accuracy"] == 0.967
+    at_half = turns["selective"]["thresholds"][0]  # confidence >= 0.5: nearly every turn, about as accurate
+    assert at_half["threshold"] == 0.5 and at_half["coverage"] > 0.5 and summary["selective_0.9"]["coverage"] is not None
+    from rich.console import Console
+
+    Console(record=True, width=200).print(selective_table(report))
     png = plot(report, tmp_path / "f.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -146,7 +151,7 @@ def test_world_model_synthesis_with_audits_exports_only_verified_answers(
     shutil.copy(real_store, store)
     corpus = tmp_path / "corpus"
     args = ["synth", "--domain", "rtl", "--limit", "6", "--samples", "2", "--store", str(store), "--out", str(corpus),
-            "--world-model", str(model_dir), "--audit-rate", "1.0", *SYNTH, "--gen-opt", "seed=7"]
+            "--world-model", str(model_dir), "--audit-rate", "1.0", "--min-confidence", "0.6", *SYNTH, "--gen-opt", "seed=7"]
     assert main(args) == 0
     with sqlite3.connect(store) as db:
         audits = db.execute("SELECT COUNT(*), SUM(agree) FROM audits").fetchone()

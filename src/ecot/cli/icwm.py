@@ -111,6 +111,7 @@ def _eval(args: argparse.Namespace) -> int:
         label_table,
         metric_table,
         plot,
+        selective_table,
         summary_table,
     )
 
@@ -129,7 +130,7 @@ def _eval(args: argparse.Namespace) -> int:
     else:
         raise EcotError("give --model PATH, or --folds K (with --kind) to cross-validate")
     report.audits = audit_summary(args.store)
-    for table in (summary_table(report), label_table(report), metric_table(report)):
+    for table in (summary_table(report), label_table(report), metric_table(report), selective_table(report)):
         console.print(table)
     if report.audits:
         console.print(audit_table(report.audits))

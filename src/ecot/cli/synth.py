@@ -38,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-export", action="store_true", help="only synthesize; export later with `ecot export`")
     parser.add_argument("--world-model", type=Path, metavar="PATH", help="observe with this ICWM (from `ecot icwm train`) instead of the real backends; every predicted Pass is verified for real")
     parser.add_argument("--audit-rate", type=float, default=0.1, metavar="R", help="with --world-model: share of world-model turns also run for real and recorded as audits (default 0.1)")
+    parser.add_argument("--min-confidence", type=float, default=0.0, metavar="C", help="with --world-model: run a turn for real when the model's confidence is below C (default 0: always predict; see the selective table of `ecot icwm eval`)")
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, str]:
@@ -122,17 +123,22 @@ def _world_model(args: argparse.Namespace, config: dict[str, Any]) -> Any:
         return None
     from ecot.icwm import load_model
 
-    if not 0.0 <= args.audit_rate <= 1.0:
-        raise EcotError(f"--audit-rate must be in [0, 1], got {args.audit_rate}")
+    for flag, value in (("--audit-rate", args.audit_rate), ("--min-confidence", args.min_confidence)):
+        if not 0.0 <= value <= 1.0:
+            raise EcotError(f"{flag} must be in [0, 1], got {value}")
     world = load_model(args.world_model)
     config.update(environment=world.source, audit_rate=args.audit_rate)
+    if args.min_confidence:
+        config.update(min_confidence=args.min_confidence)
     return world
 
 
 def _world_environment(world: Any, real: Any, store: Any, args: argparse.Namespace) -> Any:
     from ecot.icwm.environment import WorldModelEnvironment
 
-    return WorldModelEnvironment(world, real, store, audit_rate=args.audit_rate, verify=True)
+    return WorldModelEnvironment(
+        world, real, store, audit_rate=args.audit_rate, verify=True, min_confidence=args.min_confidence
+    )
 
 
 async def _run(loop: Any, run_id: int, tasks: list[Any], samples: int, on_done: Any) -> Any:

@@ -7,6 +7,9 @@
 - **Audits.** After a world-model turn is stored, it is also run for real at `audit_rate` (chosen by
   a stable hash, so a resumed run audits the same turns); the verdict goes to the store's `audits`
   table, where `ecot icwm retrain` finds the disagreements.
+- **Deferral.** A prediction less confident than `min_confidence` is not used: the candidate runs on
+  the real backend instead (source "real", so it is also a new training example). The fidelity
+  report's selective table says which threshold buys which accuracy at which share of turns.
 - A domain the model never saw is served by the real backend.
 """
 
@@ -44,6 +47,7 @@ class AuditStats:
     disagreements: int = 0
     audit_infra: int = 0  # audits whose real run failed for harness reasons (not recorded)
     unseen_domain: int = 0  # observations served by the real backend for lack of training data
+    deferred: int = 0  # predictions under min_confidence, run for real instead
     confusion: Counter[str] = field(default_factory=Counter)  # "predicted->real" of audits and verifications
 
     def as_dict(self) -> dict[str, Any]:
@@ -96,13 +100,17 @@ class WorldModelEnvironment:
         verify: bool = True,
         seed: int = 0,
         max_batch: int = 64,
+        min_confidence: float = 0.0,
     ) -> None:
         if not 0.0 <= audit_rate <= 1.0:
             raise ValueError(f"audit_rate must be in [0, 1], got {audit_rate}")
-        if (audit_rate > 0 or verify) and real is None:
-            raise ValueError("audits and verification need a real environment")
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
+        if (audit_rate > 0 or verify or min_confidence > 0) and real is None:
+            raise ValueError("audits, verification and deferral need a real environment")
         self.model, self.real, self.store = model, real, store
         self.audit_rate, self.verify, self.seed = audit_rate, verify, seed
+        self.min_confidence = min_confidence
         self.source = model.source
         self.stats = AuditStats()
         self._batcher = Batcher(model, max_batch=max_batch)
@@ -119,6 +127,9 @@ class WorldModelEnvironment:
             self.stats.unseen_domain += 1
             return await self.real.observe(task, code), REAL
         prediction = await self._batcher.predict(task, code)
+        if prediction.confidence < self.min_confidence and self.real is not None:
+            self.stats.deferred += 1
+            return await self.real.observe(task, code), REAL
         self.stats.predicted += 1
         if not (prediction.outcome.passed and self.verify and self.real is not None):
             return prediction.outcome, self.source

@@ -54,11 +54,20 @@ class FidelityReport:
             "diagnostic_similarity": avg(t["diagnostic"]["similarity"] for t in self.turns.values()),
             "trajectory_agreement": avg(t["agreement"] for t in self.trajectories.values()),
             "speedup_median": avg(s.get("speedup_median") for s in self.speed.values()),
+            "selective_0.9": {
+                "accuracy": avg(_at(t, 0.9).get("accuracy") for t in self.turns.values()),
+                "coverage": avg(_at(t, 0.9).get("coverage") for t in self.turns.values()),
+            },
             "paper": PAPER,
         }
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "summary": self.summary()}
+
+
+def _at(turns: Mapping[str, Any], threshold: float) -> dict[str, Any]:
+    rows = turns.get("selective", {}).get("thresholds", [])
+    return next((row for row in rows if row["threshold"] == threshold), {})
 
 
 def predict_records(model: WorldModel, examples: Sequence[Example], tasks: Mapping[str, Any]) -> list[TurnRecord]:

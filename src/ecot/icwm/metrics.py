@@ -88,6 +88,26 @@ def metric_errors(records: list[TurnRecord]) -> dict[str, dict[str, float | int]
     }
 
 
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+TARGET = 0.95
+
+
+def selective(records: list[TurnRecord]) -> dict[str, Any]:
+    """Accuracy when only predictions at or above a confidence threshold are used (the rest would run
+    for real: `ecot synth --min-confidence`), and the share of turns that keeps; `for_target` is the
+    lowest threshold (0.05 steps) whose accuracy reaches TARGET."""
+    def at(threshold: float) -> dict[str, Any]:
+        kept = [r.real.label == r.predicted.label for r in records if r.confidence >= threshold]
+        return {
+            "threshold": threshold, "coverage": round(len(kept) / len(records), 4),
+            "accuracy": round(mean(kept), 4) if kept else None,
+        }
+
+    steps = [at(round(t / 100, 2)) for t in range(0, 100, 5)]
+    reached = next((s for s in steps if s["accuracy"] is not None and s["accuracy"] >= TARGET), None)
+    return {"thresholds": [at(t) for t in THRESHOLDS], "target": TARGET, "for_target": reached}
+
+
 def domain_turns(records: list[TurnRecord]) -> dict[str, Any]:
     """All per-turn fidelity numbers of one domain's records."""
     n = len(records)
@@ -117,6 +137,7 @@ def domain_turns(records: list[TurnRecord]) -> dict[str, Any]:
             "exact": round(sum(s == 1.0 for s in sims) / n, 4),
         },
         "metrics": metric_errors(records),
+        "selective": selective(records),
     }
 
 

@@ -89,6 +89,27 @@ def metric_table(report: FidelityReport) -> Any:
     return table
 
 
+def selective_table(report: FidelityReport) -> Any:
+    """Accuracy and coverage when predictions under a confidence threshold run for real instead."""
+    from rich.table import Table
+
+    table = Table(title="selective: accuracy / share of turns predicted, at confidence >= threshold (`ecot synth --min-confidence`)")
+    domains = list(report.turns)
+    table.add_column("threshold", justify="right")
+    for domain in domains:
+        table.add_column(domain, justify="right")
+    first = next(iter(report.turns.values()), {})
+    for i, row in enumerate(first.get("selective", {}).get("thresholds", [])):
+        cells = [report.turns[d]["selective"]["thresholds"][i] for d in domains]
+        table.add_row(f"{row['threshold']:g}", *(f"{_pct(c['accuracy'])} / {_pct(c['coverage'])}" for c in cells))
+    reached = [report.turns[d]["selective"]["for_target"] for d in domains]
+    table.add_row(
+        f"[bold]{_pct(first.get('selective', {}).get('target'))}[/bold] at",
+        *("-" if r is None else f">= {r['threshold']:g}: {_pct(r['coverage'])}" for r in reached),
+    )
+    return table
+
+
 def audit_table(audits: dict[str, Any]) -> Any:
     from rich.table import Table
 

@@ -1,0 +1,67 @@
+"""The world model as environment: deferral of unsure predictions to the real backend (unit level:
+a stand-in real environment isolates the routing rule)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from ecot.icwm.base import Prediction, WorldModel
+from ecot.icwm.environment import WorldModelEnvironment
+from ecot.outcome import Outcome
+from ecot.task import Task
+from ecot.trajectory import REAL
+
+TASK = Task(id="rtl/a", domain="rtl", prompt="p", reference="module a; endmodule\n")
+
+
+class ByConfidence(WorldModel):
+    """Says Simulation_Mismatch, as sure as the code's first line says."""
+
+    kind = "by-confidence"
+
+    def fit(self, examples: Sequence[object], tasks: object) -> None: ...
+
+    def domains(self) -> set[str]:
+        return {"rtl"}
+
+    def predict(self, requests: Sequence[tuple[Task, str]]) -> list[Prediction]:
+        return [Prediction(Outcome("Simulation_Mismatch", "guess"), float(code.split()[0])) for _, code in requests]
+
+    def _save_files(self, folder: Path) -> None: ...
+
+    @classmethod
+    def _load_files(cls, folder: Path, card: object) -> WorldModel:
+        return cls()
+
+
+class CountingReal:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def observe(self, task: Task, code: str) -> Outcome:
+        self.calls.append(code)
+        return Outcome("Syntax_Error", "real verdict")
+
+
+def test_unsure_predictions_run_for_real_and_sure_ones_do_not() -> None:
+    real = CountingReal()
+    environment = WorldModelEnvironment(ByConfidence(), real, verify=True, min_confidence=0.8)
+
+    async def both() -> list[tuple[Outcome, str]]:
+        return [await environment.observe_sourced(TASK, code) for code in ("0.5 x", "0.95 y")]
+
+    (unsure, unsure_source), (sure, sure_source) = asyncio.run(both())
+    assert (unsure.label, unsure_source) == ("Syntax_Error", REAL) and real.calls == ["0.5 x"]
+    assert sure.label == "Simulation_Mismatch" and sure_source == environment.source
+    assert environment.stats.deferred == 1 and environment.stats.predicted == 1
+
+
+def test_deferral_needs_a_real_backend_and_a_threshold_in_range() -> None:
+    with pytest.raises(ValueError, match="need a real environment"):
+        WorldModelEnvironment(ByConfidence(), None, verify=False, min_confidence=0.5)
+    with pytest.raises(ValueError, match="min_confidence"):
+        WorldModelEnvironment(ByConfidence(), CountingReal(), min_confidence=1.5)
