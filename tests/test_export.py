@@ -144,6 +144,17 @@ def test_no_code_and_infra_error_turns_read_sensibly() -> None:
     assert answer == "```c\nint main(void){return 0;}\n```"
 
 
+def test_a_report_the_reasoning_repeats_is_quoted_once() -> None:
+    diagnostic = "MISMATCH time=11 signal=q expected=0 got=x (mismatches=16, samples=16)"
+    turns = [
+        make_turn(0, "Simulation_Mismatch", CODE1, "A counter.", diagnostic),
+        make_turn(1, "Pass", CODE2, f"The last run came back Simulation_Mismatch: {diagnostic} So q lacks a reset.", "ok"),
+    ]
+    thinking = build_trace(Trajectory("rtl/counter", "rtl", 0, [], turns))
+    assert thinking.count(diagnostic) == 1
+    assert "The last run came back Simulation_Mismatch (the report above) So q lacks a reset." in thinking
+
+
 def test_long_reasoning_and_diffs_are_bounded() -> None:
     reasoning = "This sentence explains a detail of the design. " * 200
     big0 = "".join(f"wire w{i};\n" for i in range(400))

@@ -85,8 +85,8 @@ def build_trace(traj: Trajectory) -> str:
         return f"{intro}\n\nI run it through the toolchain. {report(turns[0].outcome)}"
     blocks = [_first_attempt(turns[0], lang)]
     last_code = turns[0].code
-    for turn in turns[1:]:
-        blocks.append(_revision(turn, last_code, lang))
+    for previous, turn in zip(turns, turns[1:]):
+        blocks.append(_revision(turn, previous.outcome, last_code, lang))
         last_code = turn.code or last_code
     return "\n\n".join(blocks)
 
@@ -96,8 +96,8 @@ def _first_attempt(turn: Turn, lang: str) -> str:
     return "\n\n".join([f"Attempt 1. {intro}", _code_view(turn.code, lang, "My first version:"), _observation(turn, True)])
 
 
-def _revision(turn: Turn, previous_code: str | None, lang: str) -> str:
-    fix = condense(turn.reasoning) or "I revise the code to address that report."
+def _revision(turn: Turn, seen: Outcome, previous_code: str | None, lang: str) -> str:
+    fix = condense(_unquote(turn.reasoning, seen)) or "I revise the code to address that report."
     if turn.code is None:
         change = "My answer this time held no code block, so there was nothing new to run."
     elif previous_code is None:
@@ -105,6 +105,14 @@ def _revision(turn: Turn, previous_code: str | None, lang: str) -> str:
     else:
         change = _diff_view(previous_code, turn.code, turn.index)
     return "\n\n".join([f"My diagnosis and fix: {fix}", change, _observation(turn, False)])
+
+
+def _unquote(reasoning: str, seen: Outcome) -> str:
+    """The reasoning without a verbatim repeat of the report the trace has just quoted."""
+    diagnostic = seen.diagnostic.strip()
+    if len(diagnostic) < 40:  # short ones read naturally twice
+        return reasoning
+    return reasoning.replace(f"{seen.label}: {diagnostic}", f"{seen.label} (the report above)")
 
 
 def _observation(turn: Turn, first: bool) -> str:

@@ -130,7 +130,7 @@ class RepairGenerator(Generator):
         reasoning = writer.reasoning(action.kind, turns, evidence, self._bug_view(plan, action))
         code = action.after.code(plan)
         with_code = rng.random() >= self.no_code_rate
-        answer = rng.choice(ANSWERS[action.kind])
+        answer = rng.choice(ANSWERS[action.kind]).format(artifact=mset.artifact)
         answer = f"{answer}\n\n```{mset.fence}\n{code}```\n" if with_code else writer.codeless_answer(action.kind)
         raw = f"<think>\n{reasoning}\n</think>\n\n{answer}"
         return Generation(reasoning=reasoning, code=extract_code(answer, task.domain), raw=raw, usage={})

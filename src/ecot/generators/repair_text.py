@@ -17,13 +17,13 @@ from ecot.task import Task
 from ecot.trajectory import Turn
 
 ANSWERS: dict[str, tuple[str, ...]] = {
-    "initial": ("Here is my implementation:", "Here is the design:"),
-    "fix": ("Here is the corrected design:", "Here is the fixed code:"),
-    "decoy": ("Here is the revised design:", "Here is the design with that change:"),
-    "undo_decoy": ("Here is the corrected design:", "Here is the fixed code:"),
-    "rewrite": ("Here is the design, rewritten from the specification:",),
-    "resubmit_infra": ("Resubmitting the same design:",),
-    "resubmit_pass": ("The design stays as it is:",),
+    "initial": ("Here is my implementation:", "Here is the {artifact}:"),
+    "fix": ("Here is the corrected {artifact}:", "Here is the fixed code:"),
+    "decoy": ("Here is the revised {artifact}:", "Here is the {artifact} with that change:"),
+    "undo_decoy": ("Here is the corrected {artifact}:", "Here is the fixed code:"),
+    "rewrite": ("Here is the {artifact}, rewritten from the specification:",),
+    "resubmit_infra": ("Resubmitting the same {artifact}:",),
+    "resubmit_pass": ("The {artifact} stays as it is:",),
 }
 _OPENERS = ("The last run came back {label}: {diagnostic}", "The toolchain reported {label}: {diagnostic}",
             "Result of the last run: {label}: {diagnostic}")
@@ -50,7 +50,7 @@ class Writer:
         return "\n\n".join(p for p in parts if p)
 
     def codeless_answer(self, kind: str) -> str:
-        return "The design follows the plan above." if kind == "initial" else "The change is described above."
+        return f"The {self.mset.artifact} follows the plan above." if kind == "initial" else "The change is described above."
 
     # -- what the run says ------------------------------------------------------------------------
     def evidence(self, outcome: Outcome, explain: bool = True) -> str:
@@ -111,11 +111,11 @@ class Writer:
                 "I'll rewrite the module cleanly from the specification.")
 
     def _resubmit_infra(self, outcome: Outcome, view: dict[str, Any]) -> str:
-        return ("That failure came from the evaluation harness, not from my design, so there is nothing to fix "
-                "in the code; I'll submit the same design again.")
+        return (f"That failure came from the evaluation harness, not from my {self.mset.artifact}, so there is "
+                f"nothing to fix in the code; I'll submit the same {self.mset.artifact} again.")
 
     def _resubmit_pass(self, outcome: Outcome, view: dict[str, Any]) -> str:
-        return "It already passes, so I'll keep the design unchanged."
+        return f"It already passes, so I'll keep the {self.mset.artifact} unchanged."
 
 
 _LOCATION = re.compile(r"([\w./-]+\.\w+):(\d+)")

@@ -149,6 +149,7 @@ def _has_loop(src: Source) -> bool:
 
 
 ASM_MUTATIONS = MutationSet(
+    artifact="routine",
     domain="asm",
     fence="asm",
     mutations=MUTATIONS,

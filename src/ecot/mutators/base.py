@@ -222,6 +222,7 @@ class MutationSet:
     names: Callable[[str], set[str]] = lambda code: set(re.findall(r"[A-Za-z_]\w*", code))  # names a design declares
     weights: Mapping[str, float] = field(default_factory=dict)  # category -> how often bugs of it are planted
     clues: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (regex over diagnostic + log, bug kinds it points at)
+    artifact: str = "design"  # what the answers call the code: "design", "kernel", "routine", ...
 
     def by_kind(self, kind: str) -> Mutation:
         for mutation in self.mutations:

@@ -139,6 +139,7 @@ def describe(prompt: str, reference: str) -> list[str]:
 
 
 CAD_MUTATIONS = MutationSet(
+    artifact="model script",
     domain="cad",
     fence="python",
     mutations=MUTATIONS,

@@ -172,6 +172,7 @@ def names(code: str) -> set[str]:
 
 
 FIRMWARE_MUTATIONS = MutationSet(
+    artifact="firmware",
     domain="firmware",
     fence="c",
     mutations=MUTATIONS,

@@ -132,6 +132,7 @@ def _approach(src: Source) -> list[str]:
 
 
 GPU_MUTATIONS = MutationSet(
+    artifact="kernel",
     domain="gpu",
     fence="python",
     mutations=MUTATIONS,

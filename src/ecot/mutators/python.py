@@ -140,6 +140,7 @@ def _approach(src: Source) -> list[str]:
 
 
 PYTHON_MUTATIONS = MutationSet(
+    artifact="solution",
     domain="python",
     fence="python",
     mutations=MUTATIONS,
