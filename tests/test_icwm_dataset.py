@@ -14,9 +14,9 @@ from ecot.icwm.dataset import (
     task_folds,
 )
 from ecot.icwm.diagnose import Anchor, adapt
-from ecot.icwm.features import Vocabulary, diff, features
+from ecot.icwm.features import Vocabulary, diff, features, static_facts
 from ecot.icwm.metrics import TurnRecord, domain_turns
-from ecot.icwm.templates import parse_observation, render_observation, render_prompt
+from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
 from ecot.outcome import Outcome, infra_error, no_code
 from ecot.store import TrajectoryStore
 from ecot.task import Task
@@ -149,6 +149,25 @@ def test_language_words_and_name_uses_are_features() -> None:
     vocab = Vocabulary.learn([py])
     assert "python|rep:KW>KW" in features(py, py.reference.replace("len", "sum"), vocab)
     assert "python|rep:KW>NEW" in features(py, py.reference.replace("len", "lne"), vocab)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [("a", "b", True), ("1", "2.5", True), ("<", "<=", True), ("+", "-=", True), ("a", "if", False),
+     ("x", "1", False), ("<", "(", False), ("None", "x", False)],
+)
+def test_python_token_swaps_that_keep_the_syntax(old: str, new: str, kept: bool) -> None:
+    assert python_same_syntax(old, new) is kept
+
+
+def test_static_check_skips_the_parse_only_where_the_swap_keeps_the_syntax() -> None:
+    reference = "def f(a, b):\n    return a + b\n"
+    swapped = reference.replace("a + b", "a - b")
+    broken = reference.replace("a + b", "a + if")
+    assert static_facts(swapped, "python", diff(reference, swapped, "python"), reference) == ("compiles",)
+    assert static_facts(broken, "python", diff(reference, broken, "python"), reference) == ("syntax_error",)
+    bad_reference = "def f(a, b:\n    return a + b\n"  # the shortcut answers what the reference's own check says
+    assert static_facts(bad_reference.replace("+", "-"), "python", diff(bad_reference, bad_reference.replace("+", "-"), "python"), bad_reference) == ("syntax_error",)
 
 
 def test_adapt_moves_line_numbers_and_role_names() -> None:

@@ -84,6 +84,9 @@ class WorldModel(ABC):
     def fit(self, examples: Sequence[Example], tasks: Mapping[str, Task]) -> None:
         """Train on real examples (the card's data fields are filled by the caller)."""
 
+    def forget_recent(self) -> None:
+        """Drop caches of earlier predictions (timings of cold requests start here)."""
+
     @abstractmethod
     def predict(self, requests: Sequence[tuple[Task, str]]) -> list[Prediction]:
         """One prediction per (task, candidate), in order."""

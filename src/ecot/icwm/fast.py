@@ -52,6 +52,7 @@ from ecot.task import Task
 WEIGHTS = "weights.npz"
 STATE = "state.json"
 HUNK_CACHE = 16384  # remembered change descriptions
+RECENT = 4096  # remembered predictions: a loop resubmits the same candidate (the model is deterministic)
 
 
 def code_key(task_id: str, code: str) -> str:
@@ -76,6 +77,7 @@ class FastWorldModel(WorldModel):
         self._masks: dict[str, tuple[bool, ...]] = {}
         self._rows: dict[str, dict[str, tuple[float, ...]]] = {}  # domain -> feature -> weight per label
         self._hunk_cache: dict[tuple[str, Hunk], Counter[str]] = {}
+        self._recent: dict[str, Prediction] = {}
         self.card.params = {"c": c, "max_iter": max_iter}
 
     def domains(self) -> set[str]:
@@ -99,7 +101,7 @@ class FastWorldModel(WorldModel):
                 self.domain_labels[task.domain].append(example.outcome.label)
             self._add_exemplar(task, example.outcome, d, found, seen)
         self._fit_classifier(rows, labels)
-        self._masks, self._rows, self._hunk_cache = {}, {}, {}
+        self._masks, self._rows, self._hunk_cache, self._recent = {}, {}, {}, {}
         self.memo = _memory(examples)
         self.index = DiagnosticIndex()
         self.index.build(self.exemplars)
@@ -143,11 +145,22 @@ class FastWorldModel(WorldModel):
 
     def predict_one(self, task: Task, code: str) -> Prediction:
         start = time.perf_counter()
-        remembered = self.memo.get(code_key(task.id, code))
+        key = code_key(task.id, code)
+        remembered = self.memo.get(key)
         if remembered is not None:
             return Prediction(self._stamp(remembered, start), 1.0)
+        recent = self._recent.get(key)
+        if recent is not None:
+            return Prediction(self._stamp(recent.outcome, start), recent.confidence)
         if task.domain not in self.domain_labels:
             raise EcotError(f"world model {self.name} has no training data for domain '{task.domain}'")
+        prediction = self._predict_new(task, code, start)
+        if len(self._recent) >= RECENT:
+            self._recent.pop(next(iter(self._recent)))
+        self._recent[key] = prediction
+        return prediction
+
+    def _predict_new(self, task: Task, code: str, start: float) -> Prediction:
         d = diff(task.reference or "", code, task.domain)
         found = [self._hunk_features(h, task) for h in d.hunks]
         probs = self._probabilities(combine(found, d.ratio, candidate_facts(task, code, d, self.vocab)), task.domain)
@@ -159,6 +172,10 @@ class FastWorldModel(WorldModel):
         exemplar = self.index.nearest(task.domain, label, task.id, query)
         outcome = self._render(label, exemplar, anchor(hunk, task, self.vocab))
         return Prediction(self._stamp(outcome, start), float(probs[best]))
+
+    def forget_recent(self) -> None:
+        self._recent.clear()
+        self._hunk_cache.clear()
 
     def _hunk_features(self, hunk: Hunk, task: Task) -> Counter[str]:
         """hunk_features, remembered: the same change recurs across a trajectory's turns and samples."""
@@ -174,11 +191,12 @@ class FastWorldModel(WorldModel):
         """Softmax over the domain's labels, from unprefixed features; plain Python, as a request
         touches only a few dozen weights."""
         rows = self._domain_rows(domain)
-        scores = self.bias.tolist()
+        terms: list[Sequence[float]] = [self.bias.tolist()]
         for name, value in feats.items():
             row = rows.get(name)
             if row is not None:
-                scores = [s + value * w for s, w in zip(scores, row)]
+                terms.append(row if value == 1.0 else [value * w for w in row])
+        scores = [sum(column) for column in zip(*terms)]
         allowed = self._allowed(domain)
         top = max(s for s, ok in zip(scores, allowed) if ok)
         exps = [math.exp(s - top) if ok else 0.0 for s, ok in zip(scores, allowed)]
@@ -221,7 +239,7 @@ class FastWorldModel(WorldModel):
         if exemplar is None:
             return Outcome(label, f"predicted {label}")
         diagnostic = adapt(exemplar.diagnostic, exemplar.anchor, target)
-        log = adapt(exemplar.log, exemplar.anchor, target)
+        log = diagnostic if exemplar.log == exemplar.diagnostic else adapt(exemplar.log, exemplar.anchor, target)
         return Outcome(label, diagnostic, log, dict(exemplar.metrics))
 
     def _stamp(self, outcome: Outcome, start: float) -> Outcome:

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ecot.icwm.templates import strip_comments, template
 from ecot.task import Task
@@ -58,6 +58,7 @@ class Hunk(NamedTuple):
 class Diff:
     hunks: list[Hunk]
     ratio: float  # difflib similarity of the token streams
+    clean: str = ""  # the candidate with comments blanked
 
     @property
     def same(self) -> bool:
@@ -116,7 +117,7 @@ def diff(reference: str, code: str, domain: str) -> Diff:
         hunks += _block_hunks(old, new, ref_tokens, i1, i2, j1)
     if not hunks:
         return Diff([], 1.0)
-    return Diff(hunks, 2.0 * matched / max(1, len(ref.norm) + len(cand.norm)))
+    return Diff(hunks, 2.0 * matched / max(1, len(ref.norm) + len(cand.norm)), "\n".join(cand.raw))
 
 
 def opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
@@ -251,35 +252,61 @@ def combine(hunks: list[Counter[str]], ratio: float, facts: Sequence[str] = ()) 
     return {key: 1.0 + math.log(value) for key, value in counts.items()}
 
 
-def static_facts(code: str, domain: str) -> tuple[str, ...]:
-    """The domain's cheap static check of the candidate, if it has one (Python: does it compile)."""
+def static_facts(code: str, domain: str, d: Diff | None = None, reference: str = "") -> tuple[str, ...]:
+    """The domain's cheap static check of the candidate, if it has one (Python: does it compile).
+    Given the diff from the reference, a candidate whose every change is a token swap that keeps the
+    syntax (a name for a name, ...) gets the reference's answer without checking the whole text."""
+    spec = template(domain)
+    if spec.static is None:
+        return ()
+    if d is not None and reference and spec.same_syntax is not None and _syntax_kept(d, spec.same_syntax):
+        return (_static_of_reference(reference, domain),)
+    return (spec.static(code),)
+
+
+def _syntax_kept(d: Diff, same: Callable[[str, str], bool]) -> bool:
+    return all(
+        h.tag == "replace" and len(h.old) == len(h.new) and all(same(a.text, b.text) for a, b in zip(h.old, h.new))
+        for h in d.hunks
+    )
+
+
+@lru_cache(maxsize=1024)
+def _static_of_reference(reference: str, domain: str) -> str:
     check = template(domain).static
-    return (check(code),) if check is not None else ()
+    assert check is not None
+    return check(reference)
 
 
 def _bucket(count: int) -> str:
     return str(min(count, 3))
 
 
-def use_facts(task: Task, code: str, d: Diff, vocab: Vocabulary) -> list[str]:
+def use_facts(task: Task, d: Diff, vocab: Vocabulary) -> list[str]:
     """How the names a change removes or brings in are used in the rest of the code: a renamed
     definition nobody referenced differs from one whose callers are left dangling."""
     if not d.hunks:
         return []
     domain = task.domain
     declared, bundle = task_names(task)
-    in_code = _name_counts(code, domain)
     in_ref = _name_counts(task.reference or "", domain)
+    uses: dict[str, int] = {}
+
+    def in_code(name: str) -> int:  # a few names per candidate: counted where they stand, not all names
+        if name not in uses:
+            uses[name] = len(re.findall(rf"(?<![A-Za-z0-9_$]){re.escape(name)}(?![A-Za-z0-9_$])", d.clean))
+        return uses[name]
+
     found = []
     for hunk in d.hunks:
         old = {t.text for t in hunk.old if IDENT.fullmatch(t.text)}
         new = {t.text for t in hunk.new if IDENT.fullmatch(t.text)}
         for name in old - new:
             kind = vocab.norm(name, domain, declared, bundle)
-            found.append(f"gone:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}")
+            found.append(f"gone:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code(name))}")
         for name in new - old:
             kind = vocab.norm(name, domain, declared, bundle)
-            found.append(f"came:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}")
+            found.append(f"came:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code(name))}")
     return found
 
 
@@ -290,7 +317,7 @@ def _name_counts(text: str, domain: str) -> Counter[str]:
 
 def candidate_facts(task: Task, code: str, d: Diff, vocab: Vocabulary) -> list[str]:
     """Facts about the whole candidate: the domain's static check, and the use of changed names."""
-    return [*static_facts(code, task.domain), *use_facts(task, code, d, vocab)]
+    return [*static_facts(code, task.domain, d, task.reference or ""), *use_facts(task, d, vocab)]
 
 
 def prefixed(domain: str, feats: dict[str, float]) -> dict[str, float]:

@@ -68,6 +68,20 @@ def x86_word(text: str) -> str | None:
     return "REG" if X86_REGISTER.fullmatch(text) else None
 
 
+_PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PY_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|0[xX][0-9a-fA-F]+")
+_PY_BINARY = frozenset("+ - * / % ** << >> & | ^ < > <= >= == != += -= *= /=".split())
+
+
+def python_same_syntax(old: str, new: str) -> bool:
+    """Whether putting token `new` where `old` stood keeps any Python text parsing as it did: a name
+    for a name, a number for a number, a binary operator for a binary operator (keywords excluded)."""
+    for pattern in (_PY_NAME, _PY_NUMBER):
+        if pattern.fullmatch(old) and pattern.fullmatch(new):
+            return not (keyword.iskeyword(old) or keyword.iskeyword(new))
+    return old in _PY_BINARY and new in _PY_BINARY
+
+
 @dataclass(frozen=True)
 class DomainTemplate:
     language: str
@@ -76,21 +90,23 @@ class DomainTemplate:
     max_metrics: int = 6
     indentation: bool = False  # leading whitespace is syntax (Python)
     static: Callable[[str], str] | None = None  # a cheap static fact about the code, used as a feature
+    same_syntax: Callable[[str, str], bool] | None = None  # a token swap that cannot change `static`'s answer
     word_class: Callable[[str], str | None] = lambda text: None  # a word of the language itself, by class
 
 
 TEMPLATES: dict[str, DomainTemplate] = {
     "rtl": DomainTemplate("verilog", C_COMMENTS, ("mismatches", "samples", "cells")),
     "firmware": DomainTemplate("c", C_COMMENTS, word_class=c_word),
-    "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
-    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
-    "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, word_class=python_word),
+    "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
+    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
+    "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word),
 }
 
 
 def template(domain: str) -> DomainTemplate:
-    return TEMPLATES.get(domain, DomainTemplate(domain, None))
+    found = TEMPLATES.get(domain)
+    return found if found is not None else DomainTemplate(domain, None)
 
 
 def strip_comments(code: str, domain: str) -> str:
