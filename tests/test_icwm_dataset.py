@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from ecot.errors import EcotError
 from ecot.icwm.dataset import (
+    Dataset,
     Example,
     fingerprint,
     held_out_tasks,
     load_dataset,
+    run_folds,
     task_folds,
 )
 from ecot.icwm.diagnose import Anchor, adapt
+from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import Vocabulary, diff, features, static_facts
+from ecot.icwm.fidelity import cross_validate
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
 from ecot.outcome import Outcome, infra_error, no_code
@@ -81,6 +87,26 @@ def test_folds_hold_every_task_out_exactly_once() -> None:
     assert sorted(every) == sorted({e.task_id for e in data})
     assert len(every) == len(set(every))
     assert max(len(f) for f in folds) - min(len(f) for f in folds) <= 1
+
+
+def test_run_folds_hold_every_run_out_once_and_cross_validation_counts_unseen_candidates() -> None:
+    runs = [dataclasses.replace(e, run_id=1 + i % 4) for i, e in enumerate(examples(3, per_task=8))]
+    folds = run_folds(runs, 2)
+    assert sorted(r for fold in folds for r in fold) == [1, 2, 3, 4] and all(folds)
+    with pytest.raises(EcotError, match="two synthesis runs"):
+        run_folds([dataclasses.replace(e, run_id=1) for e in runs], 2)
+    code = {"Pass": REFERENCE, "Simulation_Mismatch": REFERENCE.replace("a + b", "a - b"), "Syntax_Error": REFERENCE.replace(";", "")}
+    labels = ["Pass", "Simulation_Mismatch", "Syntax_Error", "Pass"]
+    both = [Example("rtl/a", "rtl", code[labels[i // 2 % 4]], Outcome(labels[i // 2 % 4], "d"), run_id=1 + i % 2) for i in range(24)]
+    new = Example("rtl/a", "rtl", REFERENCE.replace("a + b", "a * b"), Outcome("Simulation_Mismatch", "d"), run_id=2)
+    data = Dataset([*both, new], {"rtl/a": task("a")})
+    report = cross_validate(data, FastWorldModel, 2, None, speed_turns=0, trajectories=False, split="runs")
+    turns = report.turns["rtl"]
+    assert report.setup["split"] == "runs" and turns["turns"] == 25
+    assert turns["unseen_turns"] == 1  # every other candidate also ran in the other run
+    assert turns["accuracy"] >= 24 / 25  # ... and is remembered
+    with pytest.raises(EcotError, match="unknown split"):
+        cross_validate(data, FastWorldModel, 2, None, split="turns")
 
 
 def test_fingerprint_ignores_order_and_sees_labels() -> None:

@@ -4,6 +4,7 @@
   ecot icwm train --store out/ecot.db --kind lm --out out/icwm/lm       # fine-tune SmolLM2 (GPU if present)
   ecot icwm eval --model out/icwm/fast --store out/ecot.db --report out/icwm/report
   ecot icwm eval --kind fast --folds 5 --store out/ecot.db              # every task held out once
+  ecot icwm eval --kind fast --folds 2 --split runs --store out/ecot.db # same tasks, unseen runs
   ecot icwm retrain --model out/icwm/fast --store out/ecot.db           # after `ecot synth --world-model`
   ecot icwm predict --model out/icwm/fast rtl/alu8 candidate.sv
 
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     evaluate.add_argument("--model", type=Path, help="saved model (judged on the tasks it never trained on)")
     evaluate.add_argument("--kind", help="with --folds: train this kind k times instead of loading a model")
     evaluate.add_argument("--folds", type=int, help="k-fold cross-validation by task (every task held out once)")
+    evaluate.add_argument("--split", choices=("tasks", "runs"), default="tasks", help="with --folds: hold out tasks (default) or whole synthesis runs, whose tasks other runs teach (the amplification setting)")
     evaluate.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE", help="model option for --folds")
     evaluate.add_argument("--report", type=Path, default=Path("out/icwm/report"), help="folder for fidelity.json and fidelity.png")
     evaluate.add_argument("--speed-turns", type=int, default=60, help="sampled turns per domain timed against the real backend (0: skip)")
@@ -121,7 +123,8 @@ def _eval(args: argparse.Namespace) -> int:
         kind = args.kind or "fast"
         options = _options(args.opt)
         report = cross_validate(data, lambda: WORLD_MODELS.get(kind)(**options), args.folds, args.store,
-                                speed_turns=args.speed_turns, trajectories=trajectories, progress=console.print)
+                                speed_turns=args.speed_turns, trajectories=trajectories, progress=console.print,
+                                split=args.split)
         model = None
     elif args.model:
         model = load_model(args.model)

@@ -53,6 +53,9 @@ class Dataset:
     def select(self, task_ids: set[str], keep: bool = True) -> list[Example]:
         return [e for e in self.examples if (e.task_id in task_ids) == keep]
 
+    def select_runs(self, run_ids: set[int], keep: bool = True) -> list[Example]:
+        return [e for e in self.examples if (e.run_id in run_ids) == keep]
+
 
 def trainable(outcome: Outcome) -> bool:
     return outcome.label not in UNTRAINABLE
@@ -152,6 +155,29 @@ def task_folds(examples: Iterable[Example], folds: int, seed: int = 0) -> list[s
             groups[(position + offset) % folds].add(task_id)
         offset += len(ids)  # the next domain starts filling where this one stopped
     return [g for g in groups if g]
+
+
+def run_folds(examples: Iterable[Example], folds: int) -> list[set[int]]:
+    """k disjoint sets of synthesis runs, each domain's runs dealt in turn: the held-out runs' tasks
+    are also trained on (through other runs), which is the amplification setting, not held-out tasks."""
+    if folds < 2:
+        raise EcotError(f"cross-validation needs at least 2 folds, got {folds}")
+    runs: dict[str, set[int]] = defaultdict(set)
+    for e in examples:
+        runs[e.domain].add(e.run_id)
+    groups: list[set[int]] = [set() for _ in range(folds)]
+    dealt: set[int] = set()  # a run of several domains is dealt once, by the first
+    offset = 0
+    for domain in sorted(runs):
+        fresh = sorted(runs[domain] - dealt)
+        for position, run_id in enumerate(fresh):
+            groups[(position + offset) % folds].add(run_id)
+        dealt.update(fresh)
+        offset += len(fresh)
+    found = [g for g in groups if g]
+    if len(found) < 2:
+        raise EcotError("splitting by run needs turns from at least two synthesis runs")
+    return found
 
 
 def fingerprint(examples: Iterable[Example]) -> str:

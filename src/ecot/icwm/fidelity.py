@@ -10,6 +10,7 @@ world-model runs. It renders as a table, JSON and a PNG in the spirit of the pap
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -20,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ecot.errors import EcotError
 from ecot.icwm import agreement, speed
 from ecot.icwm.base import WorldModel
-from ecot.icwm.dataset import Dataset, Example, task_folds
+from ecot.icwm.dataset import Dataset, Example, run_folds, task_folds
 from ecot.icwm.fast import code_key
 from ecot.icwm.metrics import TurnRecord, per_domain
 from ecot.store import TrajectoryStore
@@ -51,6 +52,7 @@ class FidelityReport:
             "balanced_accuracy": avg(t["balanced_accuracy"] for t in self.turns.values()),
             "majority_baseline": avg(t["majority_baseline"] for t in self.turns.values()),
             "unique_accuracy": avg(t["unique_accuracy"] for t in self.turns.values()),
+            "unseen_accuracy": avg(t.get("unseen_accuracy") for t in self.turns.values()),
             "diagnostic_similarity": avg(t["diagnostic"]["similarity"] for t in self.turns.values()),
             "trajectory_agreement": avg(t["agreement"] for t in self.trajectories.values()),
             "speedup_median": avg(s.get("speedup_median") for s in self.speed.values()),
@@ -82,9 +84,17 @@ def predict_records(model: WorldModel, examples: Sequence[Example], tasks: Mappi
     return records
 
 
-def real_trajectories(store_path: Path, task_ids: set[str]) -> list[Trajectory]:
+def real_trajectories(store_path: Path, keep: Callable[[Trajectory], bool]) -> list[Trajectory]:
     with TrajectoryStore(store_path) as store:
-        return [t for t in store.iter_trajectories() if t.task_id in task_ids and agreement.replayable(t)]
+        return [t for t in store.iter_trajectories() if keep(t) and agreement.replayable(t)]
+
+
+def of_tasks(task_ids: set[str]) -> Callable[[Trajectory], bool]:
+    return lambda t: t.task_id in task_ids
+
+
+def of_runs(run_ids: set[int]) -> Callable[[Trajectory], bool]:
+    return lambda t: int(t.provenance.get("run_id") or 0) in run_ids
 
 
 def evaluate(
@@ -98,7 +108,7 @@ def evaluate(
     report = FidelityReport(model.name, {"held_out_tasks": len(held_out & set(data.tasks)), "held_out_turns": len(examples)})
     report.turns = per_domain(predict_records(model, examples, data.tasks))
     if trajectories and store_path is not None:
-        pairs = agreement.agreement_pairs(model, real_trajectories(store_path, held_out), data.tasks)
+        pairs = agreement.agreement_pairs(model, real_trajectories(store_path, of_tasks(held_out)), data.tasks)
         report.trajectories = agreement.summarize(pairs)
     if speed_turns:
         report.speed = speed.measure(model, examples, data.tasks, speed_turns)
@@ -108,27 +118,40 @@ def evaluate(
 def cross_validate(
     data: Dataset, make: Callable[[], WorldModel], folds: int, store_path: Path | None, seed: int = 0,
     speed_turns: int = 60, trajectories: bool = True, progress: Callable[[str], None] | None = None,
+    split: str = "tasks",
 ) -> FidelityReport:
-    """k models, each trained without one fold of tasks and judged on it; every task held out once."""
+    """k models, each trained without one fold and judged on it. `split="tasks"`: every task held out
+    once (the fidelity the issue asks for); `split="runs"`: every synthesis run held out once, its
+    tasks known from other runs (the amplification setting), with accuracy on never-seen candidates."""
+    if split not in ("tasks", "runs"):
+        raise EcotError(f"unknown split '{split}': use tasks or runs")
     records: list[TurnRecord] = []
     pairs: list[agreement.Pair] = []
     model: WorldModel | None = None
-    groups = task_folds(data.examples, folds, seed)
-    for number, held in enumerate(groups, start=1):
+    by_runs = split == "runs"
+    groups: Sequence[set[Any]] = run_folds(data.examples, folds) if by_runs else task_folds(data.examples, folds, seed)
+    held: list[Example] = []
+    for number, group in enumerate(groups, start=1):
+        train = data.select_runs(group, keep=False) if by_runs else data.select(group, keep=False)
+        held = data.select_runs(group) if by_runs else data.select(group)
         model = make()
-        model.fit(data.select(held, keep=False), data.tasks)
-        records += predict_records(model, data.select(held), data.tasks)
+        model.fit(train, data.tasks)
+        known = {code_key(e.task_id, e.code) for e in train} if by_runs else set()
+        records += [
+            dataclasses.replace(r, seen=r.key in known) if by_runs else r for r in predict_records(model, held, data.tasks)
+        ]
         if trajectories and store_path is not None:
-            pairs += agreement.agreement_pairs(model, real_trajectories(store_path, held), data.tasks)
+            keep = of_runs(group) if by_runs else of_tasks(group)
+            pairs += agreement.agreement_pairs(model, real_trajectories(store_path, keep), data.tasks)
         if progress:
-            progress(f"fold {number}/{len(groups)}: {len(held)} held-out tasks")
+            progress(f"fold {number}/{len(groups)}: {len(group)} held-out {split}, {len(held)} turns")
     assert model is not None
-    report = FidelityReport(f"{model.kind} ({len(groups)}-fold cross-validation by task)")
-    report.setup = {"folds": len(groups), "tasks": len(data.tasks), "turns": len(records), "seed": seed}
+    report = FidelityReport(f"{model.kind} ({len(groups)}-fold cross-validation by {split[:-1]})")
+    report.setup = {"folds": len(groups), "split": split, "tasks": len(data.tasks), "turns": len(records), "seed": seed}
     report.turns = per_domain(records)
     report.trajectories = agreement.summarize(pairs) if pairs else {}
     if speed_turns:
-        report.speed = speed.measure(model, data.select(groups[-1]), data.tasks, speed_turns)
+        report.speed = speed.measure(model, held, data.tasks, speed_turns)
     return report
 
 

@@ -27,6 +27,7 @@ class TurnRecord:
     real: Outcome
     predicted: Outcome
     confidence: float = 1.0
+    seen: bool | None = None  # the candidate was among the training examples (None: not tracked)
 
 
 def similarity(a: str, b: str) -> float:
@@ -138,7 +139,17 @@ def domain_turns(records: list[TurnRecord]) -> dict[str, Any]:
         },
         "metrics": metric_errors(records),
         "selective": selective(records),
+        **_unseen(records),
     }
+
+
+def _unseen(records: list[TurnRecord]) -> dict[str, Any]:
+    """Accuracy over candidates the model never trained on (where that is tracked)."""
+    tracked = [r for r in records if r.seen is not None]
+    if not tracked:
+        return {}
+    new = [r.real.label == r.predicted.label for r in tracked if not r.seen]
+    return {"unseen_turns": len(new), "unseen_accuracy": round(mean(new), 4) if new else None}
 
 
 def per_domain(records: Iterable[TurnRecord]) -> dict[str, Any]:

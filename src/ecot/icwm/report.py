@@ -48,6 +48,9 @@ def summary_table(report: FidelityReport) -> Any:
 def _caption(report: FidelityReport) -> str:
     """Counts and timings the narrow columns leave out."""
     parts = []
+    unseen = {d: t["unseen_accuracy"] for d, t in report.turns.items() if t.get("unseen_accuracy") is not None}
+    if unseen:
+        parts.append("accuracy on candidates never trained on: " + ", ".join(f"{d} {_pct(v)}" for d, v in unseen.items()))
     for domain, traj in report.trajectories.items():
         parts.append(f"{domain}: {traj['trajectories']} trajectories")
     for domain, entry in report.speed.items():
