@@ -62,7 +62,7 @@ def code_key(task_id: str, code: str) -> str:
 class FastWorldModel(WorldModel):
     kind = "fast"
 
-    def __init__(self, c: float = 1.0, max_iter: int = 3000) -> None:
+    def __init__(self, c: float = 0.5, max_iter: int = 3000) -> None:
         super().__init__()
         self.c, self.max_iter = c, max_iter
         self.vocab = Vocabulary()
