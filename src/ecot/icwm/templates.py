@@ -114,7 +114,15 @@ def strip_comments(code: str, domain: str) -> str:
     pattern = template(domain).comments
     if pattern is None:
         return code
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
+    return pattern.sub(_blank, code)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(match: re.Match[str]) -> str:
+    text = match.group(0)
+    return _NOT_NEWLINE.sub(" ", text) if "\n" in text else " " * len(text)  # most comments are one line
 
 
 def shown_metrics(outcome: Outcome, domain: str) -> dict[str, Metric]:
