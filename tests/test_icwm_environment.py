@@ -4,38 +4,21 @@ a stand-in real environment isolates the routing rule)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Sequence
-
 import pytest
 
-from ecot.icwm.base import Prediction, WorldModel
+from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
 from ecot.outcome import Outcome
 from ecot.task import Task
 from ecot.trajectory import REAL
+from scripted_world_model import ScriptedWorldModel
 
 TASK = Task(id="rtl/a", domain="rtl", prompt="p", reference="module a; endmodule\n")
 
 
-class ByConfidence(WorldModel):
-    """Says Simulation_Mismatch, as sure as the code's first line says."""
-
-    kind = "by-confidence"
-
-    def fit(self, examples: Sequence[object], tasks: object) -> None: ...
-
-    def domains(self) -> set[str]:
-        return {"rtl"}
-
-    def predict(self, requests: Sequence[tuple[Task, str]]) -> list[Prediction]:
-        return [Prediction(Outcome("Simulation_Mismatch", "guess"), float(code.split()[0])) for _, code in requests]
-
-    def _save_files(self, folder: Path) -> None: ...
-
-    @classmethod
-    def _load_files(cls, folder: Path, card: object) -> WorldModel:
-        return cls()
+def by_confidence() -> ScriptedWorldModel:
+    """Says Simulation_Mismatch, as sure as the code's first word says."""
+    return ScriptedWorldModel(lambda code: Prediction(Outcome("Simulation_Mismatch", "guess"), float(code.split()[0])))
 
 
 class CountingReal:
@@ -49,7 +32,7 @@ class CountingReal:
 
 def test_unsure_predictions_run_for_real_and_sure_ones_do_not() -> None:
     real = CountingReal()
-    environment = WorldModelEnvironment(ByConfidence(), real, verify=True, min_confidence=0.8)
+    environment = WorldModelEnvironment(by_confidence(), real, verify=True, min_confidence=0.8)
 
     async def both() -> list[tuple[Outcome, str]]:
         return [await environment.observe_sourced(TASK, code) for code in ("0.5 x", "0.95 y")]
@@ -62,6 +45,6 @@ def test_unsure_predictions_run_for_real_and_sure_ones_do_not() -> None:
 
 def test_deferral_needs_a_real_backend_and_a_threshold_in_range() -> None:
     with pytest.raises(ValueError, match="need a real environment"):
-        WorldModelEnvironment(ByConfidence(), None, verify=False, min_confidence=0.5)
+        WorldModelEnvironment(by_confidence(), None, verify=False, min_confidence=0.5)
     with pytest.raises(ValueError, match="min_confidence"):
-        WorldModelEnvironment(ByConfidence(), CountingReal(), min_confidence=1.5)
+        WorldModelEnvironment(by_confidence(), CountingReal(), min_confidence=1.5)

@@ -9,7 +9,6 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
@@ -27,7 +26,7 @@ from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
 from ecot.outcome import Outcome
 from ecot.store import TrajectoryStore
 from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
+from scripted_world_model import ScriptedWorldModel
 
 
 def skip_unless_tools(domain: str) -> None:
@@ -110,31 +109,16 @@ def test_fidelity_report_has_trajectory_agreement_speed_table_json_and_png(
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-class AlwaysPass(WorldModel):
+def always_pass() -> ScriptedWorldModel:
     """A deliberately wrong world model (it says Pass to everything), isolating the verification rule."""
-
-    kind = "always-pass"
-
-    def fit(self, examples: Sequence[object], tasks: object) -> None: ...
-
-    def domains(self) -> set[str]:
-        return {"rtl"}
-
-    def predict(self, requests: Sequence[tuple[Task, str]]) -> list[Prediction]:
-        return [Prediction(Outcome("Pass", "looks fine"), 0.99) for _ in requests]
-
-    def _save_files(self, folder: Path) -> None: ...
-
-    @classmethod
-    def _load_files(cls, folder: Path, card: object) -> WorldModel:
-        return cls()
+    return ScriptedWorldModel(lambda code: Prediction(Outcome("Pass", "looks fine"), 0.99))
 
 
 def test_a_predicted_pass_is_verified_for_real_before_the_trajectory_ends(tmp_path: Path) -> None:
     skip_unless_tools("rtl")
     task = next(t for t in load_suite(bundled_suite_path("rtl")) if t.id == "rtl/alu8")
     with TrajectoryStore(tmp_path / "s.db") as store, LocalPool(1) as pool:
-        environment = WorldModelEnvironment(AlwaysPass(), RealEnvironment(pool), store, audit_rate=0.0)
+        environment = WorldModelEnvironment(always_pass(), RealEnvironment(pool), store, audit_rate=0.0)
         loop = SynthesisLoop(RepairGenerator(seed=1), environment, store, LoopSettings(max_rounds=4))
         run = store.begin_run({"test": "verify"})
         status, turns = asyncio.run(loop.run_trajectory(run, task, 0))
