@@ -204,9 +204,8 @@ class Vocabulary:
         return "LEX" if text in self.known.get(domain, ()) else "NEW"
 
 
-@lru_cache(maxsize=1024)
 def _names(text: str, domain: str) -> frozenset[str]:
-    return frozenset(IDENT.findall(strip_comments(text, domain)))
+    return frozenset(_name_counts(text, domain))
 
 
 @lru_cache(maxsize=1024)

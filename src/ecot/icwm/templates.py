@@ -68,7 +68,6 @@ def x86_word(text: str) -> str | None:
     return "REG" if X86_REGISTER.fullmatch(text) else None
 
 
-_PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PY_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|0[xX][0-9a-fA-F]+")
 _PY_BINARY = frozenset("+ - * / % ** << >> & | ^ < > <= >= == != += -= *= /=".split())
 
@@ -76,9 +75,10 @@ _PY_BINARY = frozenset("+ - * / % ** << >> & | ^ < > <= >= == != += -= *= /=".sp
 def python_same_syntax(old: str, new: str) -> bool:
     """Whether putting token `new` where `old` stood keeps any Python text parsing as it did: a name
     for a name, a number for a number, a binary operator for a binary operator (keywords excluded)."""
-    for pattern in (_PY_NAME, _PY_NUMBER):
-        if pattern.fullmatch(old) and pattern.fullmatch(new):
-            return not (keyword.iskeyword(old) or keyword.iskeyword(new))
+    if old.isidentifier() and new.isidentifier():
+        return not (keyword.iskeyword(old) or keyword.iskeyword(new))
+    if _PY_NUMBER.fullmatch(old) and _PY_NUMBER.fullmatch(new):
+        return True
     return old in _PY_BINARY and new in _PY_BINARY
 
 
