@@ -163,12 +163,13 @@ def test_language_words_and_name_uses_are_features() -> None:
     scratch = features(asm, ASM_REFERENCE.replace("%rax", "%rdx"), vocab)
     typo = features(asm, ASM_REFERENCE.replace("%rax", "%rxa"), vocab)
     assert "asm|rep:REG>REG_SAVED" in saved and "asm|rep:REG>REG" in scratch and "asm|rep:REG>NEW" in typo
-    # a renamed definition that nothing else names, against a renamed one whose uses dangle
+    # a renamed interrupt handler that nothing else names, against a renamed variable whose uses dangle
     c_reference = "void EXTI0_IRQHandler(void) { hits++; }\nint hits;\nint get(void) { return hits; }\n"
     fw = Task(id="firmware/h", domain="firmware", prompt="p", reference=c_reference)
     vocab = Vocabulary.learn([fw])
     handler = features(fw, c_reference.replace("EXTI0_IRQHandler", "EXTI0_IRQ_Handler"), vocab)
-    assert "firmware|static:gone:ID:1:0" in handler and "firmware|static:came:NEW:0:1" in handler
+    assert "firmware|static:gone:HANDLER:1:0" in handler and "firmware|static:came:NEW:0:1" in handler
+    assert "firmware|rep:HANDLER>NEW" in handler
     dangling = features(fw, c_reference.replace("int hits;", "int hit;"), vocab)
     assert "firmware|static:gone:ID:3:2" in dangling
     py = Task(id="python/n", domain="python", prompt="p", reference="def n(xs):\n    return len(xs)\n")

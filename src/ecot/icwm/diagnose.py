@@ -180,6 +180,8 @@ class _Pieces:
 
 _PIECE = re.compile(r"(?P<loc>(?<=[\w.]):\d+(?=[:\s,)]|$)|\bline \d+)|(?P<id>(?<![\w$])[A-Za-z_][A-Za-z0-9_$]*)")
 
+_LOCATION_PARTS = re.compile(r"(\D*)(\d+)")
+
 
 @lru_cache(maxsize=16384)
 def _cut(text: str) -> _Pieces:
@@ -193,7 +195,7 @@ def _cut(text: str) -> _Pieces:
             pieces.append((1, m.group("id")))
             names.add(m.group("id"))
         else:
-            head, number = re.match(r"(\D*)(\d+)", m.group("loc")).groups()  # type: ignore[union-attr]
+            head, number = _LOCATION_PARTS.match(m.group("loc")).groups()  # type: ignore[union-attr]
             pieces += [(0, head), (2, number)]
             lines.add(int(number))
         last = m.end()

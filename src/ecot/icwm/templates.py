@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ecot.backends.firmware_regs import IRQ_NAMES, handler_name
 from ecot.outcome import Metric, Outcome
 from ecot.task import Task
 
@@ -49,6 +50,9 @@ C_WORDS = frozenset(
     "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
     "bool true false NULL uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t int64_t size_t".split()
 )
+VECTOR_HANDLERS = frozenset(
+    name for name in map(handler_name, range(2, 16 + len(IRQ_NAMES))) if name.endswith("Handler")
+)  # the startup file's weak handlers, by the device's exception numbers
 X86_CALLEE_SAVED = re.compile(r"[re]?bx|b[lh]|[re]?bp|bpl|[re]?sp|spl|r1[2-5][dwb]?")
 X86_REGISTER = re.compile(r"[re]?[acd]x|[acd][lh]|[re]?(?:si|di)|(?:si|di)l|r(?:8|9|1[01])[dwb]?|[xyz]mm\d+|rip")
 
@@ -59,6 +63,12 @@ def python_word(text: str) -> str | None:
 
 def c_word(text: str) -> str | None:
     return "KW" if text in C_WORDS else None
+
+
+def firmware_word(text: str) -> str | None:
+    """A C word, or the name of a Cortex-M vector-table handler (renaming one leaves its interrupt to the
+    default handler: a fault at run time, not a link error)."""
+    return "HANDLER" if text in VECTOR_HANDLERS else c_word(text)
 
 
 def x86_word(text: str) -> str | None:
@@ -96,7 +106,7 @@ class DomainTemplate:
 
 TEMPLATES: dict[str, DomainTemplate] = {
     "rtl": DomainTemplate("verilog", C_COMMENTS, ("mismatches", "samples", "cells")),
-    "firmware": DomainTemplate("c", C_COMMENTS, word_class=c_word),
+    "firmware": DomainTemplate("c", C_COMMENTS, word_class=firmware_word),
     "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
