@@ -147,6 +147,15 @@ def test_features_describe_the_change_against_the_reference() -> None:
     assert spaced.same  # spacing and comments are no change
 
 
+
+def test_a_change_is_also_read_in_the_task_context_of_its_tags() -> None:
+    tagged = Task(id="rtl/t", domain="rtl", prompt="p", reference=REFERENCE, tags=("arith", "comb"))
+    vocab = Vocabulary.learn([tagged])
+    changed = features(tagged, REFERENCE.replace("a + b", "a - b"), vocab)
+    assert {"rtl|tag:arith", "rtl|tag:comb", "rtl|tag:arith|rep:+>-", "rtl|tag:comb|rep:+>-"} <= set(changed)
+    assert not any("|tag:" in key for key in features(tagged, REFERENCE, vocab))  # no change, no context
+    untagged = features(task("a"), REFERENCE.replace("a + b", "a - b"), Vocabulary.learn([task("a")]))
+    assert not any("|tag:" in key for key in untagged)
 ASM_REFERENCE = """\
 \t.globl\tf
 f:

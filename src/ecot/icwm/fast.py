@@ -40,11 +40,11 @@ from ecot.icwm.features import (
     Diff,
     Hunk,
     Vocabulary,
+    candidate_features,
     combine,
     diff,
     hunk_features,
     prefixed,
-    candidate_facts,
 )
 from ecot.outcome import Outcome
 from ecot.task import Task
@@ -94,7 +94,7 @@ class FastWorldModel(WorldModel):
             task = tasks[example.task_id]
             d = diff(task.reference or "", example.code, task.domain)
             found = [hunk_features(h, self.vocab, task) for h in d.hunks]
-            rows.append(prefixed(task.domain, combine(found, d.ratio, candidate_facts(task, example.code, d, self.vocab))))
+            rows.append(prefixed(task.domain, candidate_features(task, example.code, d, found, self.vocab)))
             labels.append(example.outcome.label)
             self.domain_labels.setdefault(task.domain, [])
             if example.outcome.label not in self.domain_labels[task.domain]:
@@ -163,10 +163,10 @@ class FastWorldModel(WorldModel):
     def _predict_new(self, task: Task, code: str, start: float) -> Prediction:
         d = diff(task.reference or "", code, task.domain)
         found = [self._hunk_features(h, task) for h in d.hunks]
-        probs = self._probabilities(combine(found, d.ratio, candidate_facts(task, code, d, self.vocab)), task.domain)
+        probs = self._probabilities(candidate_features(task, code, d, found, self.vocab), task.domain)
         best = max(range(len(probs)), key=probs.__getitem__)
         label = self.labels[best]
-        at = self._responsible(task.domain, d, found, label)
+        at = self._responsible(task, d, found, label)
         hunk = d.hunks[at] if at is not None else None
         query = query_features(found[at] if at is not None else None)
         exemplar = self.index.nearest(task.domain, label, task.id, query)
@@ -224,13 +224,13 @@ class FastWorldModel(WorldModel):
             mask = self._masks[domain] = tuple(label in seen for label in self.labels)
         return mask
 
-    def _responsible(self, domain: str, d: Diff, found: list[Counter[str]], label: str) -> int | None:
+    def _responsible(self, task: Task, d: Diff, found: list[Counter[str]], label: str) -> int | None:
         """Index of the first change (in file order) that alone would give the predicted label."""
         if len(d.hunks) <= 1:
             return 0 if d.hunks else None
         order = sorted(range(len(d.hunks)), key=lambda i: d.hunks[i].line)
         for i in order:
-            probs = self._probabilities(combine([found[i]], d.ratio), domain)
+            probs = self._probabilities(combine([found[i]], d.ratio, tags=task.tags), task.domain)
             if self.labels[max(range(len(probs)), key=probs.__getitem__)] == label:
                 return i
         return order[0]

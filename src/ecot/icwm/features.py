@@ -11,6 +11,7 @@ is learned from the training references.
 
 Besides the changes, a candidate has facts: the domain's static check (Python: does it compile) and
 how each name a change removes or brings in is used in the reference and in the rest of the candidate.
+The task's tags (from its bundle) give the changed words a context: `tag:uart|rep:BRR>CR1`.
 """
 
 from __future__ import annotations
@@ -239,13 +240,22 @@ def hunk_features(hunk: Hunk, vocab: Vocabulary, task: Task) -> Counter[str]:
     return found
 
 
-def combine(hunks: list[Counter[str]], ratio: float, facts: Sequence[str] = ()) -> dict[str, float]:
-    """A candidate's features from its hunks' descriptions (and static facts), counts log-scaled."""
+TAGGED_CHANGES = ("rep:", "del:", "ins:")  # the words of a change that are read in the task's context
+
+
+def combine(hunks: list[Counter[str]], ratio: float, facts: Sequence[str] = (), tags: Sequence[str] = ()) -> dict[str, float]:
+    """A candidate's features from its hunks' descriptions (and static facts), counts log-scaled.
+    With the task's tags, each changed word is also read in the task's context: the same edit means
+    different things in an interrupt handler and in a CRC routine, in a softmax and in a matmul."""
     counts: Counter[str] = Counter(f"static:{fact}" for fact in facts)
     if not hunks:
         counts["same"] = 1
     for found in hunks:
         counts.update(found)
+    if hunks and tags:
+        changed = {key for found in hunks for key in found if key.startswith(TAGGED_CHANGES)}
+        counts.update(f"tag:{tag}" for tag in tags)
+        counts.update(f"tag:{tag}|{key}" for tag in tags for key in changed)
     counts[f"hunks:{min(len(hunks), 6)}"] += 1
     counts[f"sim:{int(ratio * 10)}"] += 1
     return {key: 1.0 + math.log(value) for key, value in counts.items()}
@@ -340,8 +350,13 @@ def prefixed(domain: str, feats: dict[str, float]) -> dict[str, float]:
     return {f"{domain}|{key}": value for key, value in feats.items()}
 
 
+def candidate_features(task: Task, code: str, d: Diff, found: list[Counter[str]], vocab: Vocabulary) -> dict[str, float]:
+    """A candidate's features (unprefixed), from its diff and its hunks' descriptions."""
+    return combine(found, d.ratio, candidate_facts(task, code, d, vocab), task.tags)
+
+
 def features(task: Task, code: str, vocab: Vocabulary, the_diff: Diff | None = None) -> dict[str, float]:
     """The classifier's feature dict of one candidate."""
     d = the_diff if the_diff is not None else diff(task.reference or "", code, task.domain)
     found = [hunk_features(h, vocab, task) for h in d.hunks]
-    return prefixed(task.domain, combine(found, d.ratio, candidate_facts(task, code, d, vocab)))
+    return prefixed(task.domain, candidate_features(task, code, d, found, vocab))
