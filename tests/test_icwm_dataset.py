@@ -156,6 +156,18 @@ def test_a_change_is_also_read_in_the_task_context_of_its_tags() -> None:
     assert not any("|tag:" in key for key in features(tagged, REFERENCE, vocab))  # no change, no context
     untagged = features(task("a"), REFERENCE.replace("a + b", "a - b"), Vocabulary.learn([task("a")]))
     assert not any("|tag:" in key for key in untagged)
+
+
+def test_code_appended_after_a_blank_last_line_and_floods_of_new_names_get_features() -> None:
+    py = Task(id="python/f", domain="python", prompt="p", reference="def f(x):\n    return x\n\n")
+    vocab = Vocabulary.learn([py])
+    appended = features(py, py.reference + "\nprint(f(1))\n", vocab)  # the change sits after a blank line
+    assert "python|insert" in appended and "python|static:came:ID:1:2" in appended
+    flood = py.reference + "".join(f"v{i} = f({i})\n" for i in range(40))  # counted in one pass, same facts
+    assert "python|static:came:ID:1:3" in features(py, flood, vocab)
+    assert "python|static:came:NEW:0:1" in features(py, flood, vocab)
+
+
 ASM_REFERENCE = """\
 \t.globl\tf
 f:

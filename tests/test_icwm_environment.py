@@ -48,3 +48,24 @@ def test_deferral_needs_a_real_backend_and_a_threshold_in_range() -> None:
         WorldModelEnvironment(by_confidence(), None, verify=False, min_confidence=0.5)
     with pytest.raises(ValueError, match="min_confidence"):
         WorldModelEnvironment(by_confidence(), CountingReal(), min_confidence=1.5)
+
+
+def test_a_candidate_the_model_fails_on_runs_for_real_and_spares_its_batch_mates() -> None:
+    def answer(code: str) -> Prediction:
+        if code.startswith("bad"):
+            raise IndexError("model bug")
+        return Prediction(Outcome("Simulation_Mismatch", "guess"), 1.0)
+
+    real = CountingReal()
+    environment = WorldModelEnvironment(ScriptedWorldModel(answer), real, verify=False)
+
+    async def together() -> list[tuple[Outcome, str]]:  # one batch: concurrent requests
+        return list(await asyncio.gather(*(environment.observe_sourced(TASK, code) for code in ("good a", "bad b", "good c"))))
+
+    (a, a_source), (b, b_source), (c, c_source) = asyncio.run(together())
+    assert (a.label, a_source) == (c.label, c_source) == ("Simulation_Mismatch", environment.source)
+    assert (b.label, b_source) == ("Syntax_Error", REAL) and real.calls == ["bad b"]
+    assert environment.stats.model_errors == 1 and environment.stats.predicted == 2
+    alone = WorldModelEnvironment(ScriptedWorldModel(answer), None, verify=False)
+    with pytest.raises(IndexError, match="model bug"):  # nothing to fall back on: the failure is the caller's
+        asyncio.run(alone.observe_sourced(TASK, "bad"))

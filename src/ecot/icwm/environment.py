@@ -10,7 +10,8 @@
 - **Deferral.** A prediction less confident than `min_confidence` is not used: the candidate runs on
   the real backend instead (source "real", so it is also a new training example). The fidelity
   report's selective table says which threshold buys which accuracy at which share of turns.
-- A domain the model never saw is served by the real backend.
+- A domain the model never saw is served by the real backend, and so is a candidate the model fails
+  on (counted; the other requests of its batch are predicted one by one, unharmed).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class AuditStats:
     audit_infra: int = 0  # audits whose real run failed for harness reasons (not recorded)
     unseen_domain: int = 0  # observations served by the real backend for lack of training data
     deferred: int = 0  # predictions under min_confidence, run for real instead
+    model_errors: int = 0  # candidates the model failed on, run for real instead
     confusion: Counter[str] = field(default_factory=Counter)  # "predicted->real" of audits and verifications
 
     def as_dict(self) -> dict[str, Any]:
@@ -80,14 +82,23 @@ class Batcher:
             batch, self._pending = self._pending[: self.max_batch], self._pending[self.max_batch :]
             try:
                 results = await asyncio.to_thread(self.model.predict, [(t, c) for t, c, _ in batch])
-            except Exception as err:  # noqa: BLE001 - hand the failure to every waiting caller
-                for _, _, future in batch:
-                    if not future.done():
-                        future.set_exception(err)
+            except Exception:  # noqa: BLE001 - one bad request must not fail its batch-mates: one by one
+                for task, code, future in batch:
+                    await self._alone(task, code, future)
                 continue
             for (_, _, future), result in zip(batch, results):
                 if not future.done():
                     future.set_result(result)
+
+    async def _alone(self, task: Task, code: str, future: asyncio.Future[Prediction]) -> None:
+        try:
+            [result] = await asyncio.to_thread(self.model.predict, [(task, code)])
+        except Exception as err:  # noqa: BLE001 - handed to this request's caller only
+            if not future.done():
+                future.set_exception(err)
+            return
+        if not future.done():
+            future.set_result(result)
 
 
 class WorldModelEnvironment:
@@ -126,7 +137,14 @@ class WorldModelEnvironment:
                 raise ValueError(f"world model {self.model.name} has no data for domain '{task.domain}'")
             self.stats.unseen_domain += 1
             return await self.real.observe(task, code), REAL
-        prediction = await self._batcher.predict(task, code)
+        try:
+            prediction = await self._batcher.predict(task, code)
+        except Exception as err:  # noqa: BLE001 - a model failure costs one real run, not the trajectory
+            if self.real is None:
+                raise
+            self.stats.model_errors += 1
+            log.warning("world model %s failed on a %s candidate (%s); running it for real", self.model.name, task.id, err)
+            return await self.real.observe(task, code), REAL
         if prediction.confidence < self.min_confidence and self.real is not None:
             self.stats.deferred += 1
             return await self.real.observe(task, code), REAL

@@ -190,7 +190,7 @@ class Vocabulary:
 
     def norm(self, text: str, domain: str, declared: frozenset[str], bundle: frozenset[str]) -> str:
         if not IDENT.fullmatch(text):
-            if text[0].isdigit() or text[0] == "'":
+            if text[:1].isdigit() or text[:1] == "'":
                 return "SNUM" if SIZED.match(text) else "NUM"
             return text
         if text in self.common.get(domain, ()):
@@ -299,24 +299,23 @@ def use_facts(task: Task, d: Diff, vocab: Vocabulary) -> list[str]:
     domain = task.domain
     declared, bundle = task_names(task)
     in_ref = _name_counts(task.reference or "", domain)
-    uses: dict[str, int] = {}
-
-    def in_code(name: str) -> int:  # a few names per candidate: counted where they stand, not all names
-        if name not in uses:
-            uses[name] = _word_count(d.clean, name)
-        return uses[name]
-
-    found = []
+    changes = []
     for hunk in d.hunks:
         old = {t.text for t in hunk.old if IDENT.fullmatch(t.text)}
         new = {t.text for t in hunk.new if IDENT.fullmatch(t.text)}
-        for name in old - new:
-            kind = vocab.norm(name, domain, declared, bundle)
-            found.append(f"gone:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code(name))}")
-        for name in new - old:
-            kind = vocab.norm(name, domain, declared, bundle)
-            found.append(f"came:{kind}:{_bucket(in_ref[name])}:{_bucket(in_code(name))}")
-    return found
+        changes += [("gone", name) for name in old - new] + [("came", name) for name in new - old]
+    names = {name for _, name in changes}
+    if len(names) <= FEW_NAMES:  # the usual edit: count these few names where they stand
+        in_code = {name: _word_count(d.clean, name) for name in names}
+    else:  # a rewrite (or a flood of new names): one pass over the text, not one per name
+        in_code = Counter(IDENT.findall(d.clean))
+    return [
+        f"{way}:{vocab.norm(name, domain, declared, bundle)}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}"
+        for way, name in changes
+    ]
+
+
+FEW_NAMES = 8  # up to this many changed names are counted one by one
 
 
 def _word_count(text: str, name: str) -> int:
