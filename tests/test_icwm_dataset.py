@@ -20,7 +20,7 @@ from ecot.icwm.dataset import (
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import Vocabulary, diff, features, static_facts
-from ecot.icwm.fidelity import cross_validate
+from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
 from ecot.outcome import Outcome, infra_error, no_code
@@ -107,6 +107,20 @@ def test_run_folds_hold_every_run_out_once_and_cross_validation_counts_unseen_ca
     assert turns["accuracy"] >= 24 / 25  # ... and is remembered
     with pytest.raises(EcotError, match="unknown split"):
         cross_validate(data, FastWorldModel, 2, None, split="turns")
+    with pytest.raises(EcotError, match="task split"):
+        cross_validate(data, FastWorldModel, 2, None, split="runs", shots=3)
+
+
+def test_shots_train_on_the_first_turns_of_each_held_out_task_and_judge_the_rest() -> None:
+    turns = examples(4, per_task=6, domains=("rtl",))
+    first, rest = first_turns(turns, 2)
+    assert len(first) == 8 and len(rest) == 16
+    assert all(sum(e.task_id == t for e in first) == 2 for t in {e.task_id for e in turns})
+    assert first == [e for e in turns if e in first]  # store order: the earliest turns of each task
+    report = cross_validate(Dataset(turns, {e.task_id: task(e.task_id.split("/")[1]) for e in turns}), FastWorldModel, 2, None,
+                            speed_turns=0, trajectories=False, shots=2)
+    assert report.setup["shots"] == 2 and report.turns["rtl"]["turns"] == 16 and "2 real turns" in report.model
+    assert report.turns["rtl"]["unseen_turns"] == 16  # every judged candidate differs from the trained ones
 
 
 def test_fingerprint_ignores_order_and_sees_labels() -> None:

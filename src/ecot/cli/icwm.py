@@ -5,6 +5,7 @@
   ecot icwm eval --model out/icwm/fast --store out/ecot.db --report out/icwm/report
   ecot icwm eval --kind fast --folds 5 --store out/ecot.db              # every task held out once
   ecot icwm eval --kind fast --folds 2 --split runs --store out/ecot.db # same tasks, unseen runs
+  ecot icwm eval --kind fast --folds 5 --shots 30 --store out/ecot.db   # new tasks after 30 real turns
   ecot icwm retrain --model out/icwm/fast --store out/ecot.db           # after `ecot synth --world-model`
   ecot icwm predict --model out/icwm/fast rtl/alu8 candidate.sv
 
@@ -37,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     evaluate.add_argument("--kind", help="with --folds: train this kind k times instead of loading a model")
     evaluate.add_argument("--folds", type=int, help="k-fold cross-validation by task (every task held out once)")
     evaluate.add_argument("--split", choices=("tasks", "runs"), default="tasks", help="with --folds: hold out tasks (default) or whole synthesis runs, whose tasks other runs teach (the amplification setting)")
+    evaluate.add_argument("--shots", type=int, default=0, metavar="K", help="with --folds and the task split: the first K real turns of each held-out task are trained on, the rest judged (a new task after K real turns)")
     evaluate.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE", help="model option for --folds")
     evaluate.add_argument("--report", type=Path, default=Path("out/icwm/report"), help="folder for fidelity.json and fidelity.png")
     evaluate.add_argument("--speed-turns", type=int, default=60, help="sampled turns per domain timed against the real backend (0: skip)")
@@ -124,7 +126,7 @@ def _eval(args: argparse.Namespace) -> int:
         options = _options(args.opt)
         report = cross_validate(data, lambda: WORLD_MODELS.get(kind)(**options), args.folds, args.store,
                                 speed_turns=args.speed_turns, trajectories=trajectories, progress=console.print,
-                                split=args.split)
+                                split=args.split, shots=args.shots)
         model = None
     elif args.model:
         model = load_model(args.model)

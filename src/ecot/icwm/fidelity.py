@@ -118,13 +118,18 @@ def evaluate(
 def cross_validate(
     data: Dataset, make: Callable[[], WorldModel], folds: int, store_path: Path | None, seed: int = 0,
     speed_turns: int = 60, trajectories: bool = True, progress: Callable[[str], None] | None = None,
-    split: str = "tasks",
+    split: str = "tasks", shots: int = 0,
 ) -> FidelityReport:
     """k models, each trained without one fold and judged on it. `split="tasks"`: every task held out
     once (the fidelity the issue asks for); `split="runs"`: every synthesis run held out once, its
-    tasks known from other runs (the amplification setting), with accuracy on never-seen candidates."""
+    tasks known from other runs (the amplification setting), with accuracy on never-seen candidates.
+    `shots` (task split only): the first real turns of each held-out task join the training data and
+    the rest are judged, as for a new task once that many of its turns have run for real (with
+    accuracy on the candidates not among those turns)."""
     if split not in ("tasks", "runs"):
         raise EcotError(f"unknown split '{split}': use tasks or runs")
+    if shots < 0 or (shots and split != "tasks"):
+        raise EcotError(f"shots must be >= 0 and go with the task split, got {shots} with split '{split}'")
     records: list[TurnRecord] = []
     pairs: list[agreement.Pair] = []
     model: WorldModel | None = None
@@ -134,11 +139,14 @@ def cross_validate(
     for number, group in enumerate(groups, start=1):
         train = data.select_runs(group, keep=False) if by_runs else data.select(group, keep=False)
         held = data.select_runs(group) if by_runs else data.select(group)
+        if shots:
+            first, held = first_turns(held, shots)
+            train = [*train, *first]
         model = make()
         model.fit(train, data.tasks)
-        known = {code_key(e.task_id, e.code) for e in train} if by_runs else set()
+        known = {code_key(e.task_id, e.code) for e in train} if by_runs or shots else set()
         records += [
-            dataclasses.replace(r, seen=r.key in known) if by_runs else r for r in predict_records(model, held, data.tasks)
+            dataclasses.replace(r, seen=r.key in known) if known else r for r in predict_records(model, held, data.tasks)
         ]
         if trajectories and store_path is not None:
             keep = of_runs(group) if by_runs else of_tasks(group)
@@ -146,13 +154,29 @@ def cross_validate(
         if progress:
             progress(f"fold {number}/{len(groups)}: {len(group)} held-out {split}, {len(held)} turns")
     assert model is not None
-    report = FidelityReport(f"{model.kind} ({len(groups)}-fold cross-validation by {split[:-1]})")
-    report.setup = {"folds": len(groups), "split": split, "tasks": len(data.tasks), "turns": len(records), "seed": seed}
+    known_turns = f", {shots} real turns of each held-out task known" if shots else ""
+    report = FidelityReport(f"{model.kind} ({len(groups)}-fold cross-validation by {split[:-1]}{known_turns})")
+    report.setup = {
+        "folds": len(groups), "split": split, "tasks": len(data.tasks), "turns": len(records), "seed": seed, "shots": shots,
+    }
     report.turns = per_domain(records)
     report.trajectories = agreement.summarize(pairs) if pairs else {}
     if speed_turns:
         report.speed = speed.measure(model, held, data.tasks, speed_turns)
     return report
+
+
+def first_turns(examples: Sequence[Example], shots: int) -> tuple[list[Example], list[Example]]:
+    """(the first `shots` turns of each task, in store order; the others)."""
+    taken: Counter[str] = Counter()
+    first, rest = [], []
+    for example in examples:
+        if taken[example.task_id] < shots:
+            taken[example.task_id] += 1
+            first.append(example)
+        else:
+            rest.append(example)
+    return first, rest
 
 
 def audit_summary(store_path: Path) -> dict[str, Any]:
