@@ -171,3 +171,4 @@ def test_cli_train_and_eval_write_the_model_and_the_report(real_store: Path, tmp
     card = json.loads((model_dir / "card.json").read_text())
     assert card["fidelity"]["measured_by"] == "eval" and card["fidelity"]["summary"]["trajectory_agreement"] is not None
     assert (report_dir / "fidelity.json").is_file() and (report_dir / "fidelity.png").is_file()
+    assert main(["icwm", "eval", "--model", str(model_dir), "--store", str(real_store), "--shots", "5"]) == 2  # no folds

@@ -119,6 +119,8 @@ def _eval(args: argparse.Namespace) -> int:
         summary_table,
     )
 
+    if not args.folds and (args.shots or args.split != "tasks"):
+        raise EcotError("--shots and --split go with --folds K (cross-validation)")
     data = _dataset(args)
     trajectories = not args.no_trajectories
     if args.folds:
