@@ -152,6 +152,11 @@ def test_world_model_synthesis_with_audits_exports_only_verified_answers(
         assert meta["environment"] == model.source and meta["observation_sources"][-1] == "real"
         answer = extract_code(row["messages"][-1]["content"].split("</think>")[-1], "rtl")
         assert answer is not None and get_backend("rtl").run(tasks[meta["task_id"]], answer).passed
+    only_world = tmp_path / "only-world.db"  # a store without the model's training turns would shrink it
+    assert main(["synth", "--domain", "rtl", "--limit", "2", "--store", str(only_world), "--no-export",
+                 "--world-model", str(model_dir), *SYNTH, "--gen-opt", "seed=8"]) == 0
+    assert main(["icwm", "retrain", "--model", str(model_dir), "--store", str(only_world)]) == 2
+    assert load_model(model_dir).card.fingerprint == model.card.fingerprint  # left as it was
     assert main(["icwm", "retrain", "--model", str(model_dir), "--store", str(store)]) == 0
     retrained = load_model(model_dir)
     assert retrained.card.history[0]["fingerprint"] == model.card.fingerprint

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+from ecot.errors import EcotError
 from ecot.icwm import WORLD_MODELS, load_model
 from ecot.icwm.base import WorldModel
 from ecot.icwm.dataset import (
@@ -70,6 +71,12 @@ def retrain(path: Any, data: Dataset) -> tuple[WorldModel, dict[str, Any]]:
     previous = model.card
     held = set(previous.held_out_tasks)
     examples = data.select(held, keep=False)
+    if len(examples) < previous.examples:
+        raise EcotError(
+            f"this store holds {len(examples)} training turns, {model.name} was trained on {previous.examples}: "
+            "retraining here would drop the rest. Retrain from the store the model was trained on (`ecot synth "
+            "--world-model` adds its audits there when given the same --store), or train a new model"
+        )
     old_fingerprint = previous.fingerprint
     model.fit(examples, data.tasks)
     history = [*previous.history, {
