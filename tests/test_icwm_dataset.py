@@ -20,6 +20,7 @@ from ecot.icwm.dataset import (
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import Vocabulary, diff, features, static_facts
+from ecot.icwm.templates import asm_context, c_kind
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
@@ -170,6 +171,16 @@ def test_a_change_is_also_read_in_the_task_context_of_its_tags() -> None:
     assert not any("|tag:" in key for key in features(tagged, REFERENCE, vocab))  # no change, no context
     untagged = features(task("a"), REFERENCE.replace("a + b", "a - b"), Vocabulary.learn([task("a")]))
     assert not any("|tag:" in key for key in untagged)
+
+
+def test_asm_changes_are_read_against_the_routine_s_argument_kinds() -> None:
+    driver = "#include <stdint.h>\nlong f(const long *a, long n, int (*pred)(long));\nint main(void) { return 0; }\n"
+    asm = Task(id="asm/f", domain="asm", prompt="p", reference=ASM_REFERENCE, files={"driver.c": driver}, options={"function": "f"})
+    assert asm_context(asm) == ("arg:fn", "arg:i64", "arg:ptr", "ret:i64")
+    changed = features(asm, ASM_REFERENCE.replace("%rax", "%rbx"), Vocabulary.learn([asm]))
+    assert "asm|tag:arg:ptr" in changed and "asm|tag:arg:fn|rep:REG>REG_SAVED" in changed
+    assert asm_context(Task(id="asm/g", domain="asm", prompt="p", options={"function": "g"})) == ()  # no prototype
+    assert [c_kind(t) for t in ("unsigned x", "char c", "void", "uint64_t v", "const char *s")] == ["i32", "i8", "void", "i64", "ptr"]
 
 
 def test_code_appended_after_a_blank_last_line_and_floods_of_new_names_get_features() -> None:

@@ -11,7 +11,9 @@ is learned from the training references.
 
 Besides the changes, a candidate has facts: the domain's static check (Python: does it compile) and
 how each name a change removes or brings in is used in the reference and in the rest of the candidate.
-The task's tags (from its bundle) give the changed words a context: `tag:uart|rep:BRR>CR1`.
+The task's tags and what its domain reads from the bundle (asm: the routine's argument kinds) give the
+changed words a context: `tag:uart|rep:BRR>CR1`, or `tag:arg:fn|rep:REG_SAVED>REG` (a value kept in a
+scratch register does not survive the callback).
 """
 
 from __future__ import annotations
@@ -349,9 +351,15 @@ def prefixed(domain: str, feats: dict[str, float]) -> dict[str, float]:
     return {f"{domain}|{key}": value for key, value in feats.items()}
 
 
+@lru_cache(maxsize=1024)
+def task_context(task: Task) -> tuple[str, ...]:
+    """The words a change is read against: the task's tags and what the domain reads from its bundle."""
+    return (*task.tags, *template(task.domain).context(task))
+
+
 def candidate_features(task: Task, code: str, d: Diff, found: list[Counter[str]], vocab: Vocabulary) -> dict[str, float]:
     """A candidate's features (unprefixed), from its diff and its hunks' descriptions."""
-    return combine(found, d.ratio, candidate_facts(task, code, d, vocab), task.tags)
+    return combine(found, d.ratio, candidate_facts(task, code, d, vocab), task_context(task))
 
 
 def features(task: Task, code: str, vocab: Vocabulary, the_diff: Diff | None = None) -> dict[str, float]:

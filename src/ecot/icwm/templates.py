@@ -71,6 +71,36 @@ def firmware_word(text: str) -> str | None:
     return "HANDLER" if text in VECTOR_HANDLERS else c_word(text)
 
 
+C_PROTOTYPE = re.compile(r"^\s*(?:extern\s+)?([\w\s*]+?)\s*\b(\w+)\s*\(([^;{}]*)\)\s*;", re.MULTILINE)
+C_PARAMETERS = re.compile(r",(?![^()]*\))")  # commas between parameters, not inside a callback's type
+
+
+def c_kind(declaration: str) -> str:
+    """A C parameter or return type by what its register holds: fn, ptr, i64, i8, i32 or void."""
+    if "(*" in declaration:
+        return "fn"
+    if "*" in declaration:
+        return "ptr"
+    words = set(re.findall(r"\w+", declaration))
+    if words & {"long", "size_t", "int64_t", "uint64_t", "intptr_t", "uintptr_t"}:
+        return "i64"
+    if "char" in words:
+        return "i8"
+    return "void" if words <= {"void"} else "i32"
+
+
+def asm_context(task: Task) -> tuple[str, ...]:
+    """The kinds of the routine's arguments and result, from its C prototype in the bundle: an address
+    bug faults only on a pointer argument, a clobbered register only matters around a callback."""
+    name = task.options.get("function")
+    for text in task.files.values():
+        for match in C_PROTOTYPE.finditer(text):
+            if match.group(2) == name:
+                params = [p for p in C_PARAMETERS.split(match.group(3)) if p.strip() not in ("", "void")]
+                return tuple(sorted({f"arg:{c_kind(p)}" for p in params} | {f"ret:{c_kind(match.group(1))}"}))
+    return ()
+
+
 def x86_word(text: str) -> str | None:
     """An x86-64 register by its role in the System V calling convention (callee-saved or scratch)."""
     if X86_CALLEE_SAVED.fullmatch(text):
@@ -102,6 +132,7 @@ class DomainTemplate:
     static: Callable[[str], str] | None = None  # a cheap static fact about the code, used as a feature
     same_syntax: Callable[[str, str], bool] | None = None  # a token swap that cannot change `static`'s answer
     word_class: Callable[[str], str | None] = lambda text: None  # a word of the language itself, by class
+    context: Callable[[Task], tuple[str, ...]] = lambda task: ()  # words about the task read from its bundle
 
 
 TEMPLATES: dict[str, DomainTemplate] = {
@@ -110,7 +141,7 @@ TEMPLATES: dict[str, DomainTemplate] = {
     "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
-    "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word),
+    "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word, context=asm_context),
 }
 
 
