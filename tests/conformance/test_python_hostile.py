@@ -6,6 +6,8 @@ as Wrong_Answer and an escape as Pass.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import time
 from pathlib import Path
@@ -207,7 +209,11 @@ def test_stderr_flood_is_stopped() -> None:
 
 
 def test_memory_hog_is_labelled_memory_limit() -> None:
-    outcome = run("def two_sum(nums, target):\n    hog = []\n    while True:\n        hog.append(bytearray(1 << 24))\n")
+    # 256 MB, not the task's 1 GB: touching 1 GB costs about 0.6 s of CPU here, too near the 1 s per-test
+    # CPU limit for a slow machine, where the hog would be stopped as a Timeout first
+    task = bundled_task(TASK_ID)
+    task = dataclasses.replace(task, limits=task.limits.scaled(memory_mb=256))
+    outcome = evaluate(task, "def two_sum(nums, target):\n    hog = []\n    while True:\n        hog.append(bytearray(1 << 24))\n")
     assert outcome.label == MEMORY_LIMIT, describe(outcome)
 
 
