@@ -16,13 +16,23 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence, TypeVar
 
 from ecot.errors import EcotError
 from ecot.icwm.dataset import Example
 from ecot.outcome import Outcome
 from ecot.store.version import code_version, ecot_version
 from ecot.task import Task
+
+V = TypeVar("V")
+
+
+def remember(cache: dict[Any, V], key: Any, value: V, limit: int) -> V:
+    """Store `value` in a bounded memo, dropping the oldest entry when full (a memo, not a policy)."""
+    if len(cache) >= limit:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+    return value
 
 CARD = "card.json"
 

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ecot.icwm.base import remember
 from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
 from ecot.outcome import BULKY_METRICS, Metric
 from ecot.task import Task
@@ -146,11 +147,7 @@ class DiagnosticIndex:
         key = (domain, label, task_id, tuple(sorted(feats.items())))
         if key in self._cache:
             return self._cache[key]
-        found = self._search(domain, label, task_id, feats)
-        if len(self._cache) >= CACHE:
-            self._cache.pop(next(iter(self._cache)))  # oldest first: a bounded memo, not a policy
-        self._cache[key] = found
-        return found
+        return remember(self._cache, key, self._search(domain, label, task_id, feats), CACHE)
 
     def _search(self, domain: str, label: str, task_id: str, feats: Mapping[str, float]) -> Exemplar | None:
         group = self.groups.get((domain, label))

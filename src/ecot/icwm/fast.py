@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ecot.errors import EcotError
-from ecot.icwm.base import ModelCard, Prediction, WorldModel
+from ecot.icwm.base import ModelCard, Prediction, WorldModel, remember
 from ecot.icwm.dataset import Example
 from ecot.icwm.diagnose import (
     Anchor,
@@ -155,11 +155,7 @@ class FastWorldModel(WorldModel):
             return Prediction(self._stamp(recent.outcome, start), recent.confidence)
         if task.domain not in self.domain_labels:
             raise EcotError(f"world model {self.name} has no training data for domain '{task.domain}'")
-        prediction = self._predict_new(task, code, start)
-        if len(self._recent) >= RECENT:
-            self._recent.pop(next(iter(self._recent)))
-        self._recent[key] = prediction
-        return prediction
+        return remember(self._recent, key, self._predict_new(task, code, start), RECENT)
 
     def _predict_new(self, task: Task, code: str, start: float) -> Prediction:
         d = diff(task.reference or "", code, task.domain)
@@ -183,9 +179,7 @@ class FastWorldModel(WorldModel):
         key = (task.id, hunk._replace(line=0))
         found = self._hunk_cache.get(key)
         if found is None:
-            if len(self._hunk_cache) >= HUNK_CACHE:
-                self._hunk_cache.pop(next(iter(self._hunk_cache)))
-            found = self._hunk_cache[key] = hunk_features(hunk, self.vocab, task)
+            found = remember(self._hunk_cache, key, hunk_features(hunk, self.vocab, task), HUNK_CACHE)
         return found
 
     def _probabilities(self, feats: Mapping[str, float], domain: str) -> list[float]:
