@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from ecot.icwm.dataset import (
 )
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
-from ecot.icwm.features import Vocabulary, diff, features, static_facts
+from ecot.icwm.features import _WHOLE_NAME, Vocabulary, _word_count, diff, features, static_facts
 from ecot.icwm.templates import asm_context, c_kind
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
@@ -191,6 +192,8 @@ def test_code_appended_after_a_blank_last_line_and_floods_of_new_names_get_featu
     flood = py.reference + "".join(f"v{i} = f({i})\n" for i in range(40))  # counted in one pass, same facts
     assert "python|static:came:ID:1:3" in features(py, flood, vocab)
     assert "python|static:came:NEW:0:1" in features(py, flood, vocab)
+    text = "a 1abc abc $x x a$b b_c abc"  # the one-pass count agrees with the name-by-name one
+    assert [_word_count(text, n) for n in ("abc", "x", "a", "b", "b_c")] == [Counter(_WHOLE_NAME.findall(text))[n] for n in ("abc", "x", "a", "b", "b_c")] == [2, 1, 1, 0, 1]
 
 
 ASM_REFERENCE = """\

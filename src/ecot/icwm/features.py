@@ -310,7 +310,7 @@ def use_facts(task: Task, d: Diff, vocab: Vocabulary) -> list[str]:
     if len(names) <= FEW_NAMES:  # the usual edit: count these few names where they stand
         in_code = {name: _word_count(d.clean, name) for name in names}
     else:  # a rewrite (or a flood of new names): one pass over the text, not one per name
-        in_code = Counter(IDENT.findall(d.clean))
+        in_code = Counter(_WHOLE_NAME.findall(d.clean))
     return [
         f"{way}:{vocab.norm(name, domain, declared, bundle)}:{_bucket(in_ref[name])}:{_bucket(in_code[name])}"
         for way, name in changes
@@ -332,6 +332,7 @@ def _word_count(text: str, name: str) -> int:
 
 
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_WHOLE_NAME = re.compile(r"(?<![A-Za-z0-9_$])" + IDENT.pattern)  # what _word_count counts, for all names at once
 
 
 @lru_cache(maxsize=1024)
