@@ -236,5 +236,5 @@ def main(argv: list[str] | None = None) -> None:
     if options.get("exact", True):
         emit(token, "compare", **cad_compare.exact(candidate, reference, float(options.get("fuzzy", 1e-5))))
     emit(token, "mesh", **cad_compare.mesh_metrics(candidate, reference, int(options.get("voxels", 32)),
-                                                  int(options.get("samples", 2000))),
+                                                  int(options.get("samples", 1000))),
          seconds=round(time.monotonic() - start, 4))
