@@ -1,14 +1,16 @@
 # The two commands of the README. Both install whatever is missing first (scripts/setup.sh is idempotent).
 .PHONY: demo test setup bench
+# The virtual environment: .venv, or the folder ECOT_VENV names (scripts/setup.sh reads the same variable).
+VENV := $(or $(ECOT_VENV),.venv)
 
 demo: setup
-	.venv/bin/ecot synth
+	$(VENV)/bin/ecot synth
 
 test: setup
-	.venv/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q
 
 setup:
-	@bash scripts/setup.sh
+	@ECOT_VENV=$(VENV) bash scripts/setup.sh
 
 bench: setup
-	.venv/bin/python bench/rtl_throughput.py
+	$(VENV)/bin/python bench/rtl_throughput.py
