@@ -21,7 +21,7 @@ from ecot.icwm.dataset import (
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import _WHOLE_NAME, Vocabulary, _word_count, diff, features, static_facts
-from ecot.icwm.templates import asm_context, c_kind
+from ecot.icwm.templates import asm_context, c_kind, triton_line_context
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
@@ -182,6 +182,32 @@ def test_asm_changes_are_read_against_the_routine_s_argument_kinds() -> None:
     assert "asm|tag:arg:ptr" in changed and "asm|tag:arg:fn|rep:REG>REG_SAVED" in changed
     assert asm_context(Task(id="asm/g", domain="asm", prompt="p", options={"function": "g"})) == ()  # no prototype
     assert [c_kind(t) for t in ("unsigned x", "char c", "void", "uint64_t v", "const char *s")] == ["i32", "i8", "void", "i64", "ptr"]
+
+
+TRITON_REFERENCE = """\
+@triton.jit
+def row_scale(a_ptr, b_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(axis=0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    scale = tl.load(a_ptr + row)
+    b = tl.load(b_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * n_cols + cols, b * scale, mask=mask)
+    total = tl.sum(tl.load(b_ptr + cols, mask=cols < n_cols), axis=0)
+"""
+
+
+def test_gpu_changes_are_read_against_the_memory_accesses_of_their_line() -> None:
+    gpu = Task(id="gpu/row_scale", domain="gpu", prompt="p", reference=TRITON_REFERENCE)
+    assert triton_line_context(gpu, 5) == ("guards:store:row",)  # the mask guards a row-addressed store
+    assert triton_line_context(gpu, 6) == ("access:load:flat",)
+    assert triton_line_context(gpu, 8) == ("access:store:row",)  # (not `b * scale`: only the address counts)
+    assert triton_line_context(gpu, 4) == ("guards:store:row",)  # cols reaches loads and a store
+    assert triton_line_context(gpu, 3) == ("guards:store:row",)
+    assert triton_line_context(gpu, 1) == () and triton_line_context(gpu, 99) == ()
+    off_by_one = features(gpu, TRITON_REFERENCE.replace("mask = cols < n_cols", "mask = cols <= n_cols"), Vocabulary.learn([gpu]))
+    assert "gpu|tag:guards:store:row" in off_by_one and "gpu|tag:guards:store:row|rep:<><=" in off_by_one
+    assert not any("guards" in key for key in features(gpu, TRITON_REFERENCE.replace("other=0.0", "other=1.0"), Vocabulary.learn([gpu])))
 
 
 def test_code_appended_after_a_blank_last_line_and_floods_of_new_names_get_features() -> None:

@@ -18,6 +18,7 @@ import difflib
 import keyword
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from ecot.backends.firmware_regs import IRQ_NAMES, handler_name
@@ -101,6 +102,63 @@ def asm_context(task: Task) -> tuple[str, ...]:
     return ()
 
 
+TRITON_ACCESS = re.compile(r"\btl\.(load|store)\(")
+PY_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
+
+
+def _arguments(text: str, start: int) -> list[str]:
+    """A call's arguments at the top level, read from just after its opening parenthesis."""
+    found, depth, begin = [], 0, start
+    for at in range(start, len(text)):
+        char = text[at]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+        elif char == ")" or (char == "," and depth == 0):
+            found.append(text[begin:at].strip())
+            if char == ")":
+                return found
+            begin = at + 1
+    return [*found, text[begin:].strip()]
+
+
+def _triton_accesses(line: str) -> list[tuple[str, str, str]]:
+    """(load or store, row or flat, address and mask text) of each Triton memory access on a line; an
+    address with a product or a 2-D broadcast is row-addressed."""
+    found = []
+    for match in TRITON_ACCESS.finditer(line):
+        args = _arguments(line, match.end())
+        positional_mask = 1 if match.group(1) == "load" else 2  # tl.load(ptr, mask, ...), tl.store(ptr, value, mask)
+        masks = [a for a in args if a.startswith("mask=")] or args[positional_mask:positional_mask + 1]
+        address = args[0] if args else ""
+        found.append((match.group(1), "row" if "*" in address or "None" in address else "flat", " ".join([address, *masks])))
+    return found
+
+
+@lru_cache(maxsize=4096)
+def triton_line_context(task: Task, line: int) -> tuple[str, ...]:
+    """How a reference line reaches memory: its own loads and stores, and those whose address or mask
+    the name it assigns (a mask, offsets) feeds. An overrun of a stored row lands in the next row
+    (programs race: a wrong number); a flat overrun, or one only loaded, leaves the buffer (a fault)."""
+    lines = (task.reference or "").splitlines()
+    if not 0 < line <= len(lines):
+        return ()
+    text = lines[line - 1]
+    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text)}
+    assigned = PY_ASSIGNED.match(text)
+    if assigned:
+        name = re.compile(rf"\b{re.escape(assigned.group(1))}\b")
+        uses = [(kind, shape) for at, other in enumerate(lines) if at != line - 1 and name.search(other)
+                for kind, shape, where in _triton_accesses(other) if name.search(where)]
+        stores = [shape for kind, shape in uses if kind == "store"]
+        if stores:
+            words.add("guards:store:" + ("row" if "row" in stores else "flat"))
+        elif uses:
+            words.add("guards:load:" + ("row" if any(shape == "row" for _, shape in uses) else "flat"))
+    return tuple(sorted(words))
+
+
 def x86_word(text: str) -> str | None:
     """An x86-64 register by its role in the System V calling convention (callee-saved or scratch)."""
     if X86_CALLEE_SAVED.fullmatch(text):
@@ -133,12 +191,16 @@ class DomainTemplate:
     same_syntax: Callable[[str, str], bool] | None = None  # a token swap that cannot change `static`'s answer
     word_class: Callable[[str], str | None] = lambda text: None  # a word of the language itself, by class
     context: Callable[[Task], tuple[str, ...]] = lambda task: ()  # words about the task read from its bundle
+    line_context: Callable[[Task, int], tuple[str, ...]] | None = None  # words about a reference line's role
 
 
 TEMPLATES: dict[str, DomainTemplate] = {
     "rtl": DomainTemplate("verilog", C_COMMENTS, ("mismatches", "samples", "cells")),
     "firmware": DomainTemplate("c", C_COMMENTS, word_class=firmware_word),
-    "gpu": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
+    "gpu": DomainTemplate(
+        "python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax,
+        word_class=python_word, line_context=triton_line_context,
+    ),
     "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "python": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
     "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word, context=asm_context),
