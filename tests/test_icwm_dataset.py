@@ -21,7 +21,7 @@ from ecot.icwm.dataset import (
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import _WHOLE_NAME, Vocabulary, _word_count, diff, features, static_facts
-from ecot.icwm.templates import asm_context, c_kind, triton_line_context
+from ecot.icwm.templates import asm_context, c_kind, python_line_context, triton_line_context
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
@@ -208,6 +208,35 @@ def test_gpu_changes_are_read_against_the_memory_accesses_of_their_line() -> Non
     off_by_one = features(gpu, TRITON_REFERENCE.replace("mask = cols < n_cols", "mask = cols <= n_cols"), Vocabulary.learn([gpu]))
     assert "gpu|tag:guards:store:row" in off_by_one and "gpu|tag:guards:store:row|rep:<><=" in off_by_one
     assert not any("guards" in key for key in features(gpu, TRITON_REFERENCE.replace("other=0.0", "other=1.0"), Vocabulary.learn([gpu])))
+
+
+PY_REFERENCE = """\
+LIMIT = 10
+
+
+def helper(xs):
+    return [x * 2 for x in xs]
+
+
+def solve(grid):
+    total = 0
+    for row in grid:
+        # every cell
+        for cell in row:
+            total += cell
+        total -= 1
+    return total
+"""
+
+
+def test_python_changes_are_read_against_where_their_line_runs() -> None:
+    py = Task(id="python/solve", domain="python", prompt="p", reference=PY_REFERENCE, options={"entry_point": "solve"})
+    roles = [python_line_context(py, line) for line in range(1, 16)]
+    assert roles[0] == ("in:module",) and roles[4] == ("in:helper",) and roles[8] == ("in:entry",)
+    assert roles[12] == ("in:entry", "in:loop", "in:loop2") and roles[13] == ("in:entry", "in:loop")
+    assert roles[10] == () and roles[14] == ("in:entry",) and python_line_context(py, 40) == ()
+    off_by_one = features(py, PY_REFERENCE.replace("total += cell", "total += cell + 1"), Vocabulary.learn([py]))
+    assert "python|tag:in:loop2" in off_by_one and "python|tag:in:loop|ins:+" in off_by_one
 
 
 def test_code_appended_after_a_blank_last_line_and_floods_of_new_names_get_features() -> None:
