@@ -210,6 +210,10 @@ class LocalPool:
 
 def make_executor(ray_address: str | None = None, workers: int | None = None, max_pending: int | None = None) -> Any:
     """The local pool, or (with an address: "local", "auto", "ray://host:port", "host:port") Ray."""
+    # None means the default; 0 must not silently mean it too.
+    for flag, value in (("--workers", workers), ("--max-pending", max_pending)):
+        if value is not None and value < 1:
+            raise EcotError(f"{flag} must be >= 1, got {value}")
     if not ray_address:
         return LocalPool(workers, max_pending)
     from ecot.executor_ray import RayExecutor  # imports ray only now

@@ -274,8 +274,8 @@ def _completion_json(model: str, completion: Completion) -> dict[str, Any]:
 def create_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> EcotHTTPServer:
     try:
         return EcotHTTPServer((host, port), responder, latency_ms / 1000.0)
-    except OSError as err:
-        raise EcotError(f"serve: cannot listen on {host}:{port}: {err.strerror or err}") from None
+    except (OSError, OverflowError) as err:  # OverflowError: a port outside 0-65535
+        raise EcotError(f"serve: cannot listen on {host}:{port}: {getattr(err, 'strerror', None) or err}") from None
 
 
 def start_server(

@@ -127,15 +127,19 @@ def load_task_dir(folder: Path) -> Task:
 
 def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, value) for each non-blank line; bad JSON names the file and line."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                yield where, json.loads(line)
-            except json.JSONDecodeError as err:
-                raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
+    number = 0
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{number}"
+                try:
+                    yield where, json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
+    except UnicodeDecodeError:  # a binary file (a store, a Parquet file) given where a JSONL suite goes
+        raise TaskFormatError(f"{path}:{number + 1}", "not UTF-8 text (expected JSON lines)") from None
 
 
 def load_jsonl(path: Path) -> Iterator[Task]:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.candidate:
         path = Path(args.candidate)
         if not path.is_file():
-            raise EcotError(f"candidate file {path} does not exist")
+            raise EcotError(f"candidate file {path} does not exist or is not a file")
         code = path.read_text(encoding="utf-8", errors="replace")
     else:
         raise EcotError("give a candidate file, or --reference")

@@ -29,11 +29,27 @@ def key_values(items: Sequence[str], flag: str) -> dict[str, str]:
     return options
 
 
+def check_folder(path: Path, flag: str) -> None:
+    """Fail before any work when an output folder is an existing file (not after hours of it)."""
+    if path.exists() and not path.is_dir():
+        raise EcotError(f"{flag} {path} exists and is not a folder")
+
+
+def check_file(path: Path | None, flag: str) -> None:
+    """Fail before any work when an output file's path is a folder."""
+    if path is not None and path.is_dir():
+        raise EcotError(f"{flag} {path} is a folder; give a file name")
+
+
 def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]:
     """Tasks from suite paths; with none given, every bundled suite (optionally only some domains)."""
     if suites:
         tasks = [t for s in suites for t in load_suite(Path(s))]
     else:
+        unknown = sorted(set(domains) - set(bundled_domains()))
+        if unknown:
+            raise EcotError(f"no bundled suite for domain {', '.join(unknown)} (bundled: {', '.join(bundled_domains())}); "
+                            "give the suite's path")
         chosen = domains or bundled_domains()
         tasks = [t for d in chosen for t in load_suite(bundled_suite_path(d))]
     if domains:

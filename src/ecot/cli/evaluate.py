@@ -32,11 +32,17 @@ def _candidate(task_id: str, folder: Path) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from ecot.cli.common import console, label_counts, load_tasks, outcome_table
+    from ecot.cli.common import check_file, console, label_counts, load_tasks, outcome_table
+    from ecot.errors import EcotError
     from ecot.executor import make_executor
     from ecot.outcome import no_code
 
+    check_file(args.json, "--json")
+    if args.candidates is not None and not args.candidates.is_dir():  # else every task is silently No_Code
+        raise EcotError(f"--candidates {args.candidates} is not a folder")
     tasks = load_tasks(args.suites, args.domain)
+    if not tasks:
+        raise EcotError(f"no task of domain {', '.join(args.domain)} in the given suites")
 
     async def evaluate_all(pool: Any, progress: Progress) -> list:
         bar = progress.add_task("evaluating", total=len(tasks))

@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ecot.cli.common import check_folder
     from ecot.errors import EcotError
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
@@ -45,6 +46,14 @@ def run(args: argparse.Namespace) -> int:
         raise EcotError(f"--format takes a subset of {','.join(FORMAT_NAMES)}, got '{args.format}'")
     if not args.store.is_file():
         raise EcotError(f"no trajectory store at {args.store}")
+    if args.fold_concurrency < 1:  # a semaphore of 0 waits forever
+        raise EcotError(f"--fold-concurrency must be >= 1, got {args.fold_concurrency}")
+    check_folder(args.out, "--out")
+    if args.domain is not None:  # a typo would replace the corpus with empty files
+        from ecot.backends import BACKENDS
+
+        if args.domain not in BACKENDS.names():
+            raise EcotError(f"--domain {args.domain!r} is not a domain (known: {', '.join(BACKENDS.names())})")
     report = asyncio.run(_export(args, formats))
     print(f"trajectories: {report.trajectories}")
     print(f"exported: {report.exported}")
@@ -72,7 +81,7 @@ async def _export(args: argparse.Namespace, formats: list[str]):  # type: ignore
     from rich.progress import Progress
 
     from ecot.export import TraceRewriter, export_store, make_generator
-    from ecot.store import TrajectoryStore
+    from ecot.store import TrajectoryStore, check_run
 
     rewriter = None
     if args.fold_with:
@@ -80,6 +89,7 @@ async def _export(args: argparse.Namespace, formats: list[str]):  # type: ignore
         rewriter = TraceRewriter(generator, concurrency=args.fold_concurrency)
     store = TrajectoryStore(args.store)
     try:
+        check_run(store, args.run)  # an unknown run would replace the corpus with empty files
         total = None if args.domain else store.counts(args.run)["finished"]
         with Progress(transient=True) as progress:
             bar = progress.add_task("folding", total=total)

@@ -92,8 +92,11 @@ def _dataset(args: argparse.Namespace) -> Any:
 
 def _train(args: argparse.Namespace) -> int:
     from ecot.cli.common import console
-    from ecot.icwm.train import train
+    from ecot.icwm.base import check_replaceable
+    from ecot.icwm.train import build_model, train
 
+    check_replaceable(args.out)  # before training, not after it
+    build_model(args.kind, _options(args.opt))  # a wrong --opt fails before the data loads
     data = _dataset(args)
     with console.status(f"training the {args.kind} world model"):
         model = train(data, args.kind, _options(args.opt), args.held_out, args.seed, args.all_tasks)
@@ -106,8 +109,8 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from ecot.cli.common import console
-    from ecot.icwm import WORLD_MODELS, load_model
+    from ecot.cli.common import check_folder, console
+    from ecot.icwm import load_model
     from ecot.icwm.base import write_card
     from ecot.icwm.fidelity import audit_summary, cross_validate, evaluate, write_json
     from ecot.icwm.report import (
@@ -118,15 +121,19 @@ def _eval(args: argparse.Namespace) -> int:
         selective_table,
         summary_table,
     )
+    from ecot.icwm.train import build_model
 
-    if not args.folds and (args.shots or args.split != "tasks"):
+    if args.folds is None and (args.shots or args.split != "tasks"):
         raise EcotError("--shots and --split go with --folds K (cross-validation)")
-    data = _dataset(args)
-    trajectories = not args.no_trajectories
-    if args.folds:
+    check_folder(args.report, "--report")
+    if args.folds is not None:  # --folds 0 is an error below, not "no cross-validation"
         kind = args.kind or "fast"
         options = _options(args.opt)
-        report = cross_validate(data, lambda: WORLD_MODELS.get(kind)(**options), args.folds, args.store,
+        build_model(kind, options)  # a wrong --opt fails before the data loads
+    data = _dataset(args)
+    trajectories = not args.no_trajectories
+    if args.folds is not None:
+        report = cross_validate(data, lambda: build_model(kind, options), args.folds, args.store,
                                 speed_turns=args.speed_turns, trajectories=trajectories, progress=console.print,
                                 split=args.split, shots=args.shots)
         model = None
@@ -153,9 +160,12 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _retrain(args: argparse.Namespace) -> int:
     from ecot.cli.common import console
+    from ecot.icwm.base import check_replaceable
     from ecot.icwm.fidelity import audit_summary
     from ecot.icwm.train import retrain
 
+    if args.out is not None:
+        check_replaceable(args.out)  # before retraining, not after it
     data = _dataset(args)
     audits = audit_summary(args.store)
     disagreements = sum(a["audits"] - a["agree"] for a in audits.values())
@@ -172,9 +182,12 @@ def _predict(args: argparse.Namespace) -> int:
     from ecot.cli.common import find_task, print_outcome
     from ecot.icwm import load_model
 
+    if not args.candidate.is_file():
+        raise EcotError(f"candidate file {args.candidate} does not exist or is not a file")
     model = load_model(args.model)
     task = find_task(args.task, args.task_id)
-    prediction = model.predict([(task, args.candidate.read_text(encoding="utf-8"))])[0]
+    code = args.candidate.read_text(encoding="utf-8", errors="replace")  # as `ecot check` reads it
+    prediction = model.predict([(task, code)])[0]
     print_outcome(task, prediction.outcome)
     print(f"confidence: {prediction.confidence:.3f} ({model.name})")
     return 0

@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     from ecot.importers import PROBLEM_TAGS, import_tasks
     from ecot.suite import write_jsonl
 
+    if args.jsonl and args.out.is_dir():
+        raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
     tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
     _clear_target(args.out, args.force)
     if args.jsonl:
@@ -78,12 +80,24 @@ def _clear_target(out: Path, force: bool) -> None:
     if not force:
         raise EcotError(f"{out} already exists and is not empty (use --force to replace it)")
     if out.is_file():
+        if not _is_jsonl_suite(out):
+            raise EcotError(f"refusing to replace {out}: it is not an ecot JSONL suite; remove it yourself")
         out.unlink()
         return
     stray = _non_suite_file(out)
     if stray is not None:
         raise EcotError(f"refusing to replace {out}: {stray} is not part of an ecot suite; remove it yourself")
     shutil.rmtree(out)
+
+
+def _is_jsonl_suite(path: Path) -> bool:
+    from ecot.errors import TaskFormatError
+    from ecot.suite import load_suite
+
+    try:
+        return bool(load_suite(path))
+    except TaskFormatError:
+        return False
 
 
 def _non_suite_file(folder: Path) -> Path | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import sqlite3
 import sys
 
 from ecot import __version__
@@ -51,6 +52,17 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except EcotError as err:
         print(f"ecot: error: {err}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as err:
+        # Only the trajectory store uses SQLite; a page damaged after it opened surfaces here.
+        logging.getLogger("ecot").debug("store error", exc_info=True)
+        print(f"ecot: error: the trajectory store {getattr(args, 'store', '')} is damaged: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        # A path the user gave that cannot be read or written (a folder for a file, a file for a folder, ...).
+        logging.getLogger("ecot").debug("file-system error", exc_info=True)
+        where = f": {err.filename}" if err.filename else ""
+        print(f"ecot: error: {err.strerror or err}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ecot: interrupted", file=sys.stderr)

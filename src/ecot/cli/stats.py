@@ -23,13 +23,18 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from ecot.cli.common import check_file
     from ecot.errors import EcotError
     from ecot.stats import compute_stats, plot_stats, render_rounds, render_table, stats_json
-    from ecot.store import TrajectoryStore
+    from ecot.store import TrajectoryStore, check_run
 
     if not args.store.is_file():
         raise EcotError(f"no trajectory store at {args.store}")
+    if args.plot and args.plot.suffix.lower() != ".png":  # matplotlib would add .png or reject the suffix
+        raise EcotError(f"--plot writes a PNG image: give FILE.png, got {args.plot}")
+    check_file(args.json, "--json")
     with TrajectoryStore(args.store) as store:
+        check_run(store, args.run)
         runs = store.runs()
         stats = compute_stats(store.iter_trajectories(run_id=args.run, finished_only=True))
     console = Console()

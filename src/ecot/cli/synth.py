@@ -59,6 +59,8 @@ def runnable_tasks(args: argparse.Namespace) -> list[Any]:
     from ecot.errors import ToolMissingError
 
     tasks = load_tasks(args.suites, args.domain)
+    if not tasks:
+        raise EcotError(f"no task of domain {', '.join(args.domain)} in the given suites")
     usable: list[Any] = []
     for domain in sorted({t.domain for t in tasks}):
         try:
@@ -76,7 +78,7 @@ def runnable_tasks(args: argparse.Namespace) -> list[Any]:
 def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ecot.cli.common import console
+    from ecot.cli.common import check_folder, console
     from ecot.executor import make_executor
     from ecot.generators import GENERATORS
     from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
@@ -84,9 +86,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.samples < 1 or args.max_rounds < 0 or args.max_in_flight < 1:
         raise EcotError("--samples and --max-in-flight must be >= 1 and --max-rounds >= 0")
+    if args.limit is not None and args.limit < 1:  # tasks[:0] would run every task, tasks[:-1] all but one
+        raise EcotError(f"--limit must be >= 1, got {args.limit}")
+    for flag, value in (("--audit-rate", args.audit_rate), ("--min-confidence", args.min_confidence)):
+        if not 0.0 <= value <= 1.0:
+            raise EcotError(f"{flag} must be in [0, 1], got {value}")
+    if not args.no_export:
+        check_folder(args.out, "--out")
     tasks = runnable_tasks(args)
     generator = GENERATORS.get(args.generator).from_options(generator_options(args))
-    args.store.parent.mkdir(parents=True, exist_ok=True)
     store = TrajectoryStore(args.store)
     settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight)
     config = {
@@ -123,9 +131,6 @@ def _world_model(args: argparse.Namespace, config: dict[str, Any]) -> Any:
         return None
     from ecot.icwm import load_model
 
-    for flag, value in (("--audit-rate", args.audit_rate), ("--min-confidence", args.min_confidence)):
-        if not 0.0 <= value <= 1.0:
-            raise EcotError(f"{flag} must be in [0, 1], got {value}")
     world = load_model(args.world_model)
     config.update(environment=world.source, audit_rate=args.audit_rate)
     if args.min_confidence:

@@ -7,8 +7,10 @@ predict (task, candidate) -> Outcome and are saved as folders with a model card.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
+from ecot.errors import EcotError
 from ecot.icwm.base import ModelCard, Prediction, WorldModel, read_card
 from ecot.registry import Registry
 
@@ -25,7 +27,13 @@ def load_model(path: Path | str) -> WorldModel:
     """Load a saved world model (any registered kind) from its folder, offline."""
     folder = Path(path)
     card = read_card(folder)
-    return WORLD_MODELS.get(card.kind)._load_files(folder, card)
+    kind = WORLD_MODELS.get(card.kind)
+    try:
+        return kind._load_files(folder, card)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile) as err:
+        # A missing, truncated or hand-edited model file: name the folder instead of the parser's traceback.
+        raise EcotError(f"{folder}: damaged {card.kind} world model ({type(err).__name__}: {err}); "
+                        "train or save it again") from err
 
 
 __all__ = ["WORLD_MODELS", "ModelCard", "Prediction", "WorldModel", "load_model", "read_card"]

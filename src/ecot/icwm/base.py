@@ -111,6 +111,7 @@ class WorldModel(ABC):
     def save(self, path: Path) -> Path:
         """Write the model folder atomically: a temp sibling renamed over `path` when complete."""
         path = Path(path)
+        check_replaceable(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
         try:
@@ -139,8 +140,22 @@ def write_card(folder: Path, card: ModelCard) -> None:
 def read_card(folder: Path) -> ModelCard:
     path = Path(folder) / CARD
     try:
-        return ModelCard.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+        return ModelCard.from_dict(data)
+    except (FileNotFoundError, NotADirectoryError):
         raise EcotError(f"{folder} is not a world-model folder (no {CARD})") from None
-    except (json.JSONDecodeError, TypeError) as err:
+    except (OSError, ValueError, TypeError) as err:  # ValueError: bad JSON or not UTF-8
         raise EcotError(f"{path}: unreadable model card: {err}") from None
+
+
+def check_replaceable(path: Path) -> None:
+    """Saving replaces `path` whole: allow that only for a world-model folder or an empty one.
+
+    Anything else (a store, a corpus folder, `out/`) would be deleted by the rename-over."""
+    path = Path(path)
+    if not path.exists() or (path.is_dir() and ((path / CARD).is_file() or not any(path.iterdir()))):
+        return
+    raise EcotError(f"refusing to replace {path}: it is not a world-model folder (no {CARD}); "
+                    "choose another output path or remove it yourself")

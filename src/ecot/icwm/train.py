@@ -9,6 +9,7 @@ the fast model from scratch (seconds), the language model onward from its curren
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from typing import Any, Mapping
 
@@ -52,12 +53,35 @@ def quick_fidelity(model: WorldModel, data: Dataset, held: set[str]) -> dict[str
     }
 
 
+def build_model(kind: str, options: Mapping[str, Any]) -> WorldModel:
+    """A fresh world model of `kind` from --opt values; a wrong name or value is named, not a traceback."""
+    cls = WORLD_MODELS.get(kind)
+    params = dict(inspect.signature(cls.__init__).parameters)
+    params.pop("self", None)
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    for key, value in options.items():
+        if key not in params:
+            if open_ended:
+                continue
+            raise EcotError(f"{kind} world model: unknown option {key!r} (known: {', '.join(sorted(params))})")
+        default = params[key].default
+        if isinstance(default, bool) or not isinstance(default, (int, float)):
+            continue
+        # Every numeric option is a count, rate or size: > 0, or >= 0 where its default is 0 (steps, seed).
+        typed = isinstance(value, int if isinstance(default, int) else (int, float)) and not isinstance(value, bool)
+        if not typed or value < 0 or (value == 0 and default > 0):
+            need = "an integer" if isinstance(default, int) else "a number"
+            raise EcotError(f"{kind} world model: option {key!r} must be {need} {'>= 0' if default == 0 else '> 0'}, "
+                            f"got {value!r}")
+    return cls(**options)
+
+
 def train(
     data: Dataset, kind: str, params: Mapping[str, Any], held_out: float = 0.2, seed: int = 0, all_tasks: bool = False
 ) -> WorldModel:
     held = set() if all_tasks else held_out_tasks(data.examples, held_out, seed)
     examples = data.select(held, keep=False)
-    model = WORLD_MODELS.get(kind)(**params)
+    model = build_model(kind, params)
     model.fit(examples, data.tasks)
     describe_data(model, examples, held)
     model.card.params = {**model.card.params, "held_out_fraction": 0.0 if all_tasks else held_out, "split_seed": seed}

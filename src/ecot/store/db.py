@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ecot.errors import EcotError
 from ecot.outcome import Outcome
-from ecot.store.migrations import apply_migrations
+from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
 from ecot.store.version import code_version, ecot_version
 from ecot.trajectory import Message, Trajectory, Turn
 
@@ -50,19 +50,55 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def check_run(store: TrajectoryStore, run_id: int | None) -> None:
+    """A --run that names no run of the store is an error, not an empty result."""
+    if run_id is None:
+        return
+    ids = [int(r["id"]) for r in store.runs()]
+    if run_id not in ids:
+        raise StoreError(f"{store.path} has no run {run_id} (runs: {', '.join(map(str, ids)) or 'none'})")
+
+
 class TrajectoryStore:
     def __init__(self, path: Path, *, synchronous: str = "NORMAL") -> None:
         if synchronous not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be NORMAL or FULL, got '{synchronous}'")
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StoreError(f"cannot create the folder of the trajectory store {self.path}: {err.strerror}") from None
         # Autocommit mode: every transaction below is explicit (BEGIN IMMEDIATE ... COMMIT).
-        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA synchronous={synchronous}")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self.applied_migrations = apply_migrations(self._conn)
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot open the trajectory store {self.path}: {err}") from None
+        try:
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA synchronous={synchronous}")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._check_schema()
+            self.applied_migrations = apply_migrations(self._conn)
+        except sqlite3.DatabaseError as err:  # random bytes, a truncated or damaged file
+            self._conn.close()
+            raise StoreError(f"{self.path} is not a readable trajectory store: {err}") from None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _check_schema(self) -> None:
+        """Refuse another program's database (migrating would add our tables to it) and a newer schema."""
+        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {t for t in tables if not t.startswith("sqlite_")}
+        if tables and "schema_version" not in tables:
+            raise StoreError(
+                f"{self.path} is an SQLite database but not a trajectory store (tables: {', '.join(sorted(tables))})"
+            )
+        if tables and (version := current_version(self._conn)) > len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path} has store schema version {version}; this ecot knows up to {len(MIGRATIONS)}: upgrade ecot"
+            )
 
     # -- runs -------------------------------------------------------------------------------
 
