@@ -242,3 +242,17 @@ def test_zero_folds_is_not_read_as_no_folds(store: Path, tmp_path: Path, capsys:
 def test_predict_names_a_missing_candidate(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = error_of(capsys, ["icwm", "predict", "--model", str(model_dir), TASK, str(tmp_path / "none.py")])
     assert "candidate file" in line and "does not exist" in line
+
+
+def test_a_bad_world_model_leaves_no_store_behind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "new.db"
+    line = error_of(capsys, ["synth", "--domain", "python", "--limit", "1", "--store", str(store), "--no-export",
+                             "--world-model", str(tmp_path / "no-model")])
+    assert "not a world-model folder" in line and not store.exists()
+
+
+@pytest.mark.parametrize("argv", [["icwm", "eval", "--store", "{store}", "--folds", "2", "--speed-turns", "-5"],
+                                  ["serve", "--mode", "replay", "--latency-ms", "-5"]])
+def test_negative_counts_and_delays_are_errors_not_zero(argv: list[str], store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_of(capsys, [a.format(store=store) for a in argv])
+    assert "must be >= 0" in line

@@ -126,6 +126,8 @@ def _eval(args: argparse.Namespace) -> int:
     if args.folds is None and (args.shots or args.split != "tasks"):
         raise EcotError("--shots and --split go with --folds K (cross-validation)")
     check_folder(args.report, "--report")
+    if args.speed_turns < 0:
+        raise EcotError(f"--speed-turns must be >= 0 (0 skips the timing), got {args.speed_turns}")
     if args.folds is not None:  # --folds 0 is an error below, not "no cross-validation"
         kind = args.kind or "fast"
         options = _options(args.opt)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, or a plug-in's name")
+    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, kernelbench, python-jsonl, or a plug-in's name")
     parser.add_argument("source", metavar="SOURCE", type=Path, help="the benchmark's folder")
     parser.add_argument("out", metavar="OUT", type=Path, help="suite folder to create (a JSONL file with --jsonl)")
     parser.add_argument("--jsonl", action="store_true", help="write one JSONL file instead of a suite folder")

@@ -13,6 +13,8 @@ import signal
 import sys
 from typing import Any
 
+from ecot.errors import EcotError
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -43,6 +45,8 @@ def _stop_on_sigterm(_signum: int, _frame: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ecot.serve import HFResponder, create_server, make_responder
 
+    if args.latency_ms < 0:
+        raise EcotError(f"--latency-ms must be >= 0, got {args.latency_ms}")
     if args.host not in LOOPBACK:
         print(f"ecot serve: warning: listening on {args.host}, reachable beyond this machine", file=sys.stderr)
     responder = make_responder(args.mode, args.replay, _hf_options(args), args.model_name)

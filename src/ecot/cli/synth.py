@@ -95,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
         check_folder(args.out, "--out")
     tasks = runnable_tasks(args)
     generator = GENERATORS.get(args.generator).from_options(generator_options(args))
-    store = TrajectoryStore(args.store)
     settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight)
     config = {
         "tasks": sorted(t.id for t in tasks),
@@ -104,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         "max_rounds": args.max_rounds,
         "environment": "real",
     }
-    world = _world_model(args, config)
+    world = _world_model(args, config)  # a bad model fails before a store is created
+    store = TrajectoryStore(args.store)
     run_id = store.begin_run(config)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:

@@ -69,7 +69,8 @@ class Options:
         except (TypeError, ValueError):
             raise self._bad(key, value, "a number") from None
         if (low is not None and number < low) or (high is not None and number > high):
-            raise self._bad(key, value, f"a number in [{low}, {high}]")
+            bounds = f">= {low}" if high is None else f"<= {high}" if low is None else f"in [{low}, {high}]"
+            raise self._bad(key, value, f"a number {bounds}")
         return number
 
     def get_int(self, key: str, default: int, *, low: int | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Importers: turn public benchmark layouts (RTLLM, VerilogEval) into ecot tasks.
+"""Importers: turn public benchmark layouts (RTLLM, VerilogEval, KernelBench, Python JSONL) into ecot tasks.
 
 Each importer is `(root: Path) -> list[Task]`, registered here by format name; third-party
 formats register through the `ecot.importers` entry-point group. Importers never drop an input
