@@ -337,3 +337,13 @@ def test_turn_metrics_expose_a_majority_label_model() -> None:
     assert report["confusion"]["Pass"] == {"Simulation_Mismatch": 1}
     assert report["metrics"]["mismatches"]["mae"] == 2.0
     assert report["diagnostic"]["exact"] == 1.0
+
+
+def test_a_model_s_name_changes_with_its_options_and_code_not_only_its_data() -> None:
+    from ecot.icwm.base import ModelCard
+
+    card = ModelCard("fast", fingerprint="a" * 64, params={"c": 0.5}, code_version="git:v1")
+    assert ModelCard.from_dict(card.to_dict()).name == card.name and card.name.startswith("fast-")
+    assert ModelCard("fast", fingerprint="a" * 64, params={"c": 1.0}, code_version="git:v1").name != card.name
+    assert ModelCard("fast", fingerprint="a" * 64, params={"c": 0.5}, code_version="git:v2").name != card.name
+    assert ModelCard("fast").name == "fast"

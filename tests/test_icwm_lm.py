@@ -61,7 +61,7 @@ def test_tiny_lm_world_model_trains_predicts_saves_and_reloads_offline(tiny: Pat
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     again = load_model(folder)
-    assert again.name == model.name == "lm-ffffffffff"
+    assert again.name == model.name and again.name.startswith("lm-")
     assert [p.outcome.label for p in again.predict([(TASK, e.code) for e in train[:3]])] == [p.outcome.label for p in predictions]
 
 

@@ -8,6 +8,7 @@ Everything loads from the folder alone, without network access.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -60,7 +61,13 @@ class ModelCard:
 
     @property
     def name(self) -> str:
-        return f"{self.kind}-{self.fingerprint[:10]}" if self.fingerprint else self.kind
+        """The kind and a digest of what made the model: its training turns, options and code. Two models
+        trained on the same turns by other code or options judge differently, so they are different
+        environments (a synthesis run's key includes this name)."""
+        if not self.fingerprint:
+            return self.kind
+        made_of = json.dumps([self.fingerprint, self.params, self.code_version], sort_keys=True, default=str)
+        return f"{self.kind}-{hashlib.sha256(made_of.encode()).hexdigest()[:10]}"
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "name": self.name}
