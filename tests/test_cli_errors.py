@@ -256,3 +256,11 @@ def test_a_bad_world_model_leaves_no_store_behind(tmp_path: Path, capsys: pytest
 def test_negative_counts_and_delays_are_errors_not_zero(argv: list[str], store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = error_of(capsys, [a.format(store=store) for a in argv])
     assert "must be >= 0" in line
+
+
+@pytest.mark.parametrize("command", [["stats"], ["export", "--out", "{tmp}/corpus"], ["icwm", "train", "--out", "{tmp}/m"]])
+def test_reading_commands_do_not_turn_an_empty_file_into_a_store(command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    line = error_of(capsys, [*(a.format(tmp=tmp_path) for a in command), "--store", str(empty)])
+    assert "is an empty file, not a trajectory store" in line and empty.stat().st_size == 0

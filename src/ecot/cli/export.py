@@ -39,13 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ecot.cli.common import check_folder
     from ecot.errors import EcotError
+    from ecot.store import require_store
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     unknown = sorted(set(formats) - set(FORMAT_NAMES))
     if unknown or not formats:
         raise EcotError(f"--format takes a subset of {','.join(FORMAT_NAMES)}, got '{args.format}'")
-    if not args.store.is_file():
-        raise EcotError(f"no trajectory store at {args.store}")
+    require_store(args.store)
     if args.fold_concurrency < 1:  # a semaphore of 0 waits forever
         raise EcotError(f"--fold-concurrency must be >= 1, got {args.fold_concurrency}")
     check_folder(args.out, "--out")

@@ -26,10 +26,9 @@ def run(args: argparse.Namespace) -> int:
     from ecot.cli.common import check_file
     from ecot.errors import EcotError
     from ecot.stats import compute_stats, plot_stats, render_rounds, render_table, stats_json
-    from ecot.store import TrajectoryStore, check_run
+    from ecot.store import TrajectoryStore, check_run, require_store
 
-    if not args.store.is_file():
-        raise EcotError(f"no trajectory store at {args.store}")
+    require_store(args.store)
     if args.plot and args.plot.suffix.lower() != ".png":  # matplotlib would add .png or reject the suffix
         raise EcotError(f"--plot writes a PNG image: give FILE.png, got {args.plot}")
     check_file(args.json, "--json")

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ecot.errors import EcotError
 from ecot.outcome import INFRA_ERROR, NO_CODE, Outcome
-from ecot.store import TrajectoryStore
+from ecot.store import TrajectoryStore, require_store
 from ecot.suite import bundled_domains, bundled_suite_path, load_suite
 from ecot.task import Task
 from ecot.trajectory import REAL
@@ -108,9 +108,7 @@ def _audit_outcomes(store: TrajectoryStore) -> dict[tuple[int, str, int, int], O
 
 
 def open_dataset(store_path: Path, suites: Sequence[str | Path] = (), audits: bool = True) -> Dataset:
-    if not Path(store_path).is_file():
-        raise EcotError(f"no trajectory store at {store_path}")
-    with TrajectoryStore(Path(store_path)) as store:
+    with TrajectoryStore(require_store(Path(store_path))) as store:
         domains = {t.domain for t in store.iter_trajectories(finished_only=False)}
         tasks = load_tasks(suites, domains)
         data = load_dataset(store, tasks, audits)

@@ -50,6 +50,17 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def require_store(path: Path) -> Path:
+    """The path of an existing store, for commands that only read one: opening an empty or missing
+    file would silently make it an empty store."""
+    path = Path(path)
+    if not path.is_file():
+        raise StoreError(f"no trajectory store at {path}")
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path} is an empty file, not a trajectory store")
+    return path
+
+
 def check_run(store: TrajectoryStore, run_id: int | None) -> None:
     """A --run that names no run of the store is an error, not an empty result."""
     if run_id is None:
