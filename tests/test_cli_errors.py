@@ -264,3 +264,12 @@ def test_reading_commands_do_not_turn_an_empty_file_into_a_store(command: list[s
     empty.touch()
     line = error_of(capsys, [*(a.format(tmp=tmp_path) for a in command), "--store", str(empty)])
     assert "is an empty file, not a trajectory store" in line and empty.stat().st_size == 0
+
+
+@pytest.mark.parametrize("command", [["eval"], ["synth", "--no-export", "--store", "{tmp}/s.db"]])
+def test_a_task_of_a_domain_no_backend_serves_is_named(command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task = tmp_path / "suite" / "t1"
+    task.mkdir(parents=True)
+    (task / "task.toml").write_text('id = "x/t1"\ndomain = "cobol"\nprompt = "p"\n', encoding="utf-8")
+    line = error_of(capsys, [command[0], str(tmp_path / "suite"), *(a.format(tmp=tmp_path) for a in command[1:])])
+    assert "no backend serves domain 'cobol' in x/t1" in line and not (tmp_path / "s.db").exists()

@@ -54,7 +54,22 @@ def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]
         tasks = [t for d in chosen for t in load_suite(bundled_suite_path(d))]
     if domains:
         tasks = [t for t in tasks if t.domain in domains]
+    _check_backends(tasks)
     return tasks
+
+
+def _check_backends(tasks: Sequence[Task]) -> None:
+    """Name the tasks whose domain no backend serves, before any of them runs (a typo in task.toml)."""
+    from ecot.backends import BACKENDS
+
+    known = BACKENDS.names()
+    stray: dict[str, list[str]] = {}
+    for task in tasks:
+        if task.domain not in known:
+            stray.setdefault(task.domain, []).append(task.id)
+    if stray:
+        which = "; ".join(f"'{d}' in {', '.join(ids[:3])}{' ...' if len(ids) > 3 else ''}" for d, ids in sorted(stray.items()))
+        raise EcotError(f"no backend serves domain {which} (known: {', '.join(known)})")
 
 
 def find_task(spec: str, task_id: str | None = None) -> Task:
