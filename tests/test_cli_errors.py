@@ -14,7 +14,7 @@ from ecot.errors import EcotError, TaskFormatError
 from ecot.icwm import load_model
 from ecot.serve import ReplayResponder, create_server
 from ecot.store import StoreError, TrajectoryStore
-from ecot.suite import load_suite
+from ecot.suite import bundled_suite_path, load_suite
 
 TASK = "python/bracket_depth"
 
@@ -273,3 +273,13 @@ def test_a_task_of_a_domain_no_backend_serves_is_named(command: list[str], tmp_p
     (task / "task.toml").write_text('id = "x/t1"\ndomain = "cobol"\nprompt = "p"\n', encoding="utf-8")
     line = error_of(capsys, [command[0], str(tmp_path / "suite"), *(a.format(tmp=tmp_path) for a in command[1:])])
     assert "no backend serves domain 'cobol' in x/t1" in line and not (tmp_path / "s.db").exists()
+
+
+def test_synth_names_a_bundle_its_backend_cannot_judge_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bundled = bundled_suite_path("python") / "caesar"
+    task = tmp_path / "suite" / "t1"
+    shutil.copytree(bundled, task)
+    (task / "tests.json").write_text("not json", encoding="utf-8")
+    argv = ["synth", str(tmp_path / "suite"), "--no-export", "--store", str(tmp_path / "s.db")]
+    assert main(argv) == 1
+    assert "ended by Infra_Error: python/caesar#0" in " ".join(capsys.readouterr().out.split())

@@ -62,6 +62,7 @@ class RunSummary:
     turns: int = 0
     labels: Counter[str] = field(default_factory=Counter)
     generator_errors: list[str] = field(default_factory=list)
+    harness_errors: list[str] = field(default_factory=list)  # trajectories ended by Infra_Error: task#sample: why
 
     def add(self, status: str, new_turns: Sequence[Turn]) -> None:
         self.statuses[status] += 1
@@ -96,6 +97,8 @@ class SynthesisLoop:
             async with gate:
                 status, new_turns = await self.run_trajectory(run_id, task, sample, summary)
             summary.add(status, new_turns)
+            if status == "error" and new_turns:
+                summary.harness_errors.append(f"{task.id}#{sample}: {new_turns[-1].outcome.diagnostic}")
             if on_done:
                 on_done(status)
 

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             _export(store, run_id, args.out)
     finally:
         store.close()
-    return 1 if summary.generator_errors else 0
+    return 1 if summary.generator_errors or summary.harness_errors else 0
 
 
 def _world_model(args: argparse.Namespace, config: dict[str, Any]) -> Any:
@@ -173,8 +173,12 @@ def _summary_table(store: Any, run_id: int, summary: Any) -> Any:
         done = rounds[domain]
         mean = f"{sum(done) / len(done):.2f}" if done else "-"
         table.add_row(domain, str(counts["trajectories"]), str(counts["passed"]), str(counts["turns"]), mean)
+    captions = []
     if summary.generator_errors:
-        table.caption = f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}"
+        captions.append(f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}")
+    if summary.harness_errors:  # the backend could not judge: a broken task bundle or toolchain, not the code
+        captions.append(f"{len(summary.harness_errors)} trajectories ended by Infra_Error: {summary.harness_errors[0]}")
+    table.caption = "\n".join(captions) or None
     return table
 
 
