@@ -22,6 +22,8 @@ from functools import lru_cache
 from typing import Callable
 
 from ecot.backends.firmware_regs import IRQ_NAMES, handler_name
+from ecot.mutators.base import Source, split_top_level
+from ecot.mutators.gpu_ops import PY_MASK
 from ecot.outcome import Metric, Outcome
 from ecot.task import Task
 
@@ -142,29 +144,14 @@ TRITON_ACCESS = re.compile(r"\btl\.(load|store)\(")
 PY_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 
 
-def _arguments(text: str, start: int) -> list[str]:
-    """A call's arguments at the top level, read from just after its opening parenthesis."""
-    found, depth, begin = [], 0, start
-    for at in range(start, len(text)):
-        char = text[at]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}" and depth:
-            depth -= 1
-        elif char == ")" or (char == "," and depth == 0):
-            found.append(text[begin:at].strip())
-            if char == ")":
-                return found
-            begin = at + 1
-    return [*found, text[begin:].strip()]
-
-
 def _triton_accesses(line: str) -> list[tuple[str, str, str]]:
     """(load or store, row or flat, address and mask text) of each Triton memory access on a line; an
     address with a product or a 2-D broadcast is row-addressed."""
     found = []
-    for match in TRITON_ACCESS.finditer(line):
-        args = _arguments(line, match.end())
+    source = Source(line, PY_MASK)
+    for match in TRITON_ACCESS.finditer(source.masked):
+        close = source.closing(match.end() - 1)
+        args = [a.strip() for a in split_top_level(line[match.end() : len(line) if close is None else close])]
         positional_mask = 1 if match.group(1) == "load" else 2  # tl.load(ptr, mask, ...), tl.store(ptr, value, mask)
         masks = [a for a in args if a.startswith("mask=")] or args[positional_mask:positional_mask + 1]
         address = args[0] if args else ""
