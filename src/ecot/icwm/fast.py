@@ -41,11 +41,11 @@ from ecot.icwm.features import (
     Hunk,
     Vocabulary,
     candidate_features,
+    change_context,
     combine,
     diff,
     hunk_features,
     prefixed,
-    task_context,
 )
 from ecot.outcome import Outcome
 from ecot.task import Task
@@ -225,7 +225,7 @@ class FastWorldModel(WorldModel):
             return 0 if d.hunks else None
         order = sorted(range(len(d.hunks)), key=lambda i: d.hunks[i].line)
         for i in order:
-            probs = self._probabilities(combine([found[i]], d.ratio, tags=task_context(task)), task.domain)
+            probs = self._probabilities(combine([found[i]], d.ratio, tags=change_context(task, [d.hunks[i]])), task.domain)
             if self.labels[max(range(len(probs)), key=probs.__getitem__)] == label:
                 return i
         return order[0]

@@ -358,19 +358,19 @@ def task_context(task: Task) -> tuple[str, ...]:
     return (*task.tags, *template(task.domain).context(task))
 
 
-def change_context(task: Task, d: Diff) -> tuple[str, ...]:
-    """What the domain reads about the reference lines a candidate changes (GPU: the memory accesses
-    they make or guard), so a change is also read in the context of its line's role."""
+def change_context(task: Task, hunks: Sequence[Hunk]) -> tuple[str, ...]:
+    """The words changes are read against: the task's context, and what the domain reads about the
+    reference lines they touch (GPU: the memory accesses those lines make or guard)."""
     read = template(task.domain).line_context
     if read is None:
-        return ()
-    lines = {t.line for h in d.hunks for t in h.old} | {h.ref_line for h in d.hunks if not h.old}
-    return tuple(sorted({word for line in lines for word in read(task, line)}))
+        return task_context(task)
+    lines = {t.line for h in hunks for t in h.old} | {h.ref_line for h in hunks if not h.old}
+    return (*task_context(task), *sorted({word for line in lines for word in read(task, line)}))
 
 
 def candidate_features(task: Task, code: str, d: Diff, found: list[Counter[str]], vocab: Vocabulary) -> dict[str, float]:
     """A candidate's features (unprefixed), from its diff and its hunks' descriptions."""
-    return combine(found, d.ratio, candidate_facts(task, code, d, vocab), (*task_context(task), *change_context(task, d)))
+    return combine(found, d.ratio, candidate_facts(task, code, d, vocab), change_context(task, d.hunks))
 
 
 def features(task: Task, code: str, vocab: Vocabulary, the_diff: Diff | None = None) -> dict[str, float]:
