@@ -54,6 +54,8 @@ def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]
         tasks = [t for d in chosen for t in load_suite(bundled_suite_path(d))]
     if domains:
         tasks = [t for t in tasks if t.domain in domains]
+    if not tasks:
+        raise EcotError(f"no task of domain {', '.join(domains)} in the given suites" if domains else "the given suites hold no task")
     _check_backends(tasks)
     return tasks
 

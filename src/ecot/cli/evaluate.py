@@ -41,8 +41,6 @@ def run(args: argparse.Namespace) -> int:
     if args.candidates is not None and not args.candidates.is_dir():  # else every task is silently No_Code
         raise EcotError(f"--candidates {args.candidates} is not a folder")
     tasks = load_tasks(args.suites, args.domain)
-    if not tasks:
-        raise EcotError(f"no task of domain {', '.join(args.domain)} in the given suites")
 
     async def evaluate_all(pool: Any, progress: Progress) -> list:
         bar = progress.add_task("evaluating", total=len(tasks))
