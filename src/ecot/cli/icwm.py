@@ -96,10 +96,11 @@ def _train(args: argparse.Namespace) -> int:
     from ecot.icwm.train import build_model, train
 
     check_replaceable(args.out)  # before training, not after it
-    build_model(args.kind, _options(args.opt))  # a wrong --opt fails before the data loads
+    options = _options(args.opt)
+    build_model(args.kind, options)  # a wrong --opt fails before the data loads
     data = _dataset(args)
     with console.status(f"training the {args.kind} world model"):
-        model = train(data, args.kind, _options(args.opt), args.held_out, args.seed, args.all_tasks)
+        model = train(data, args.kind, options, args.held_out, args.seed, args.all_tasks)
     path = model.save(args.out)
     console.print(f"saved {model.name} -> {path} ({model.card.examples} examples, {len(model.card.train_tasks)} tasks)")
     for domain, row in model.card.fidelity.get("held_out", {}).items():
