@@ -138,3 +138,21 @@ def test_jobs_leave_nothing_behind_for_the_next_job() -> None:
         after = sandbox.run(["sh", "-c", "ls /tmp; ps -e 2>/dev/null | grep -c sleep || true"], work, FAST)
         assert "leftover" not in after.stdout
         assert after.stdout.strip().splitlines()[-1] in {"0", ""}
+
+
+def test_read_job_file_never_follows_links(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"host secret")
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "out.txt").write_bytes(b"0123456789")
+    (work / "link").symlink_to(secret)
+    (work / "dirlink").symlink_to(tmp_path)
+    os.mkfifo(work / "fifo")
+    assert sandbox.read_job_file(work, "out.txt", 4) == b"0123"
+    assert sandbox.read_job_file(work, "link", 100) is None
+    assert sandbox.read_job_file(work, "dirlink/secret", 100) is None
+    assert sandbox.read_job_file(work, "fifo", 100) is None  # returns at once, never blocks
+    assert sandbox.read_job_file(work, "missing", 100) is None
+    with pytest.raises(ValueError):
+        sandbox.read_job_file(work, "../secret", 100)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import stat
 import tempfile
 from pathlib import Path
 
@@ -74,3 +75,34 @@ def kill_uid(uid: int) -> None:
                 os.kill(int(entry.name), signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def read_job_file(work: Path, relpath: str, max_bytes: int) -> bytes | None:
+    """The bytes of a file a job produced, or None when it is missing, not a regular file, or reached
+    through a link. Every component is opened relative to the work dir without following links, so a
+    job that swaps in a symlink between our check and our open can only make us read nothing."""
+    parts = Path(relpath).parts
+    if not parts or Path(relpath).is_absolute() or any(p in ("..", ".") for p in parts):
+        raise ValueError(f"not a plain relative path inside a work dir: {relpath!r}")
+    opened: list[int] = []
+    try:
+        fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        opened.append(fd)
+        for folder in parts[:-1]:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            opened.append(fd)
+        # O_NONBLOCK: a FIFO planted under the expected name must not hang us
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fd)
+        opened.append(fd)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], max_bytes
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        for fd in opened:
+            os.close(fd)

@@ -33,6 +33,7 @@ from ecot.isolation import (
     chown_tree,
     kill_uid,
     private_mounts,
+    read_job_file,
     ro_system_args,
     sandbox_uid,
     user_process_count,
@@ -47,6 +48,8 @@ from ecot.sandbox_server import (
 from ecot.task import Limits
 
 log = logging.getLogger(__name__)
+
+__all__ = ["ExecResult", "SandboxError", "Step", "read_job_file", "run", "run_steps", "workdir", "write_files"]
 
 _warned = threading.Event()
 _bwrap_cache: list[bool] = []
