@@ -78,6 +78,6 @@ class RunControl:
         budget = self.budget
         if budget.tokens is not None and self.tokens >= budget.tokens:
             return f"token budget spent: {self.tokens:,} of {budget.tokens:,} tokens"
-        if budget.usd is not None and self.usd >= budget.usd:
+        if budget.usd is not None and self.usd >= budget.usd * (1 - 1e-9):  # sums of floats fall just short
             return f"cost budget spent: ${self.usd:.4f} of ${budget.usd:.4f}"
         return None

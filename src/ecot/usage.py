@@ -133,21 +133,23 @@ def usage_totals(rows: Iterable[Mapping[str, Any]], models: Mapping[int, str | N
 
 
 def render_usage(totals: UsageTotals, title: str = "Tokens and cost") -> Any:
-    """A rich Table: all, then per run, per domain and per round (round 0 = first attempt)."""
+    """A rich Table: all, then per run, per domain (by name) and per round (round 0 = first attempt)."""
     from rich.table import Table
 
-    table = Table(title=title, show_edge=False)
-    for column in ("group", "turns", "truncated", "prompt", "completion", "reasoning", "total", "USD"):
-        table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True)
+    reasoning = totals.all.reasoning_tokens > 0  # most endpoints do not report them: no empty column
+    columns = ["", "turns", "trunc", "prompt", "compl", *(["reason"] if reasoning else []), "total", "USD"]
+    table = Table(title=title, caption="trunc: answers cut off by the length limit; compl: completion tokens", show_edge=False)
+    for column in columns:
+        table.add_column(column, justify="right" if column else "left", no_wrap=True)
     sections: list[list[tuple[str, Tokens]]] = [
         [("all", totals.all)],
         [(f"run {k}", v) for k, v in sorted(totals.runs.items())] if len(totals.runs) > 1 else [],
-        [(f"domain {k}", v) for k, v in sorted(totals.domains.items())],
+        sorted(totals.domains.items()),
         [(f"round {k}", v) for k, v in sorted(totals.rounds.items())],
     ]
     for section in (s for s in sections if s):
         for position, (name, t) in enumerate(section):
+            cells = [t.turns, t.truncated, t.prompt_tokens, t.completion_tokens, *([t.reasoning_tokens] if reasoning else []), t.total_tokens]
             usd = "-" if t.usd is None else f"{t.usd:.4f}"
-            cells = (t.turns, t.truncated, t.prompt_tokens, t.completion_tokens, t.reasoning_tokens, t.total_tokens)
             table.add_row(name, *(f"{c:,}" for c in cells), usd, end_section=position == len(section) - 1)
     return table
