@@ -74,7 +74,10 @@ def test_budget_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, capsys: Any) -
         assert main(synth(server.url, budgeted, 4, *serial, "--budget-tokens", str(budget))) == 3  # still spent
         assert len(turns(budgeted)) == 3
         assert main(synth(server.url, budgeted, 4, *serial)) == 0  # no budget: the run resumes and ends
-    assert turns(budgeted) == turns(clean)
+        whole = sum(json.loads(u)["total_tokens"] for (u,) in rows(clean, "SELECT usage FROM turns"))
+        exact = tmp_path / "exact.db"  # a budget the last turn spends exactly stopped nothing: success
+        assert main(synth(server.url, exact, 4, *serial, "--budget-tokens", str(whole))) == 0
+    assert turns(budgeted) == turns(clean) == turns(exact)
     assert rows(budgeted, "SELECT COUNT(*) FROM runs")[0][0] == 1
 
 

@@ -102,6 +102,11 @@ class FirstTurns:
         self.generator, self.task, self.samples, self.counters = generator, task, samples, counters
         self._pending: asyncio.Future[list[Generation]] | None = None
 
+    @property
+    def asked(self) -> bool:
+        """Whether the shared request has gone out (its answers are paid for: each is taken, even past a budget)."""
+        return self._pending is not None
+
     async def answer(self, messages: list[Message], sample: int) -> Generation:
         if self._pending is None:
             self.counters.request_started()
@@ -135,7 +140,7 @@ class SynthesisLoop:
         summary = RunSummary()
         gate = asyncio.Semaphore(self.settings.max_in_flight)
         started = self.store.started(run_id) if samples > 1 else set()
-        self.counters.total += len(tasks) * samples
+        self.counters.total = self.counters.total or len(tasks) * samples  # a caller may have set it before
 
         async def one(task: Task, sample: int, first: FirstTurns | None) -> None:
             async with gate:
@@ -153,7 +158,8 @@ class SynthesisLoop:
             first = FirstTurns(self.generator, task, fresh, self.counters) if len(fresh) > 1 else None
             jobs += [one(task, s, first if s in fresh else None) for s in range(samples)]
         await asyncio.gather(*jobs)
-        summary.stop_reason = self.control.stop_reason
+        if summary.statuses["stopped"]:  # a budget spent by the very last turn stopped nothing
+            summary.stop_reason = self.control.stop_reason
         return summary
 
     async def run_trajectory(
@@ -168,7 +174,8 @@ class SynthesisLoop:
         while (status := self._status(traj)) is None:
             messages = conversation(traj.prompt_messages, traj.turns, task)
             try:
-                self.control.check()
+                if not (first is not None and first.asked and not traj.turns):
+                    self.control.check()
                 turn = await self._turn(task, sample, messages, traj.turns, first)
             except BudgetExhausted:
                 return "stopped", added  # left unfinished: a rerun (with budget left) resumes it

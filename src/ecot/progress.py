@@ -47,19 +47,25 @@ class LiveCounters:
     def trajectory_ended(self) -> None:
         self.done += 1
 
-    def line(self) -> str:
-        """One line, e.g. 'trajectories 3/12 | turns 17 (Pass 3, Syntax_Error 9) | in flight 5 | 40 tok/s'."""
+    def line(self, compact: bool = False) -> str:
+        """One line, e.g. 'trajectories 3/12 | turns 17 (Pass 3, Syntax_Error 9) | in flight 5 | 40.0 tok/s | ...'.
+
+        `compact` leaves out what a progress bar already shows (trajectories, elapsed time).
+        """
         elapsed = max(time.monotonic() - self.started, 1e-9)
         counts = Counter(dict(self.labels))  # a copy: the loop may add labels while this runs
         labels = ", ".join(f"{label} {n}" for label, n in counts.most_common(LABELS_SHOWN))
         more = len(counts) - LABELS_SHOWN
         labels += f", +{more} more" if more > 0 else ""
-        tokens = self.prompt_tokens + self.completion_tokens
-        return (
-            f"trajectories {self.done}/{self.total} | turns {self.turns}" + (f" ({labels})" if labels else "")
-            + f" | in flight {self.in_flight} | {self.completion_tokens / elapsed:.1f} tok/s"
-            + f" | tokens {tokens:,} | {_clock(elapsed)}"
-        )
+        parts = [
+            f"turns {self.turns}" + (f" ({labels})" if labels else ""),
+            f"in flight {self.in_flight}",
+            f"{self.completion_tokens / elapsed:.1f} tok/s",
+            f"tokens {self.prompt_tokens + self.completion_tokens:,}",
+        ]
+        if compact:
+            return " | ".join(parts)
+        return " | ".join([f"trajectories {self.done}/{self.total}", *parts, _clock(elapsed)])
 
 
 def _clock(seconds: float) -> str:
@@ -76,8 +82,7 @@ class _CountersColumn(ProgressColumn):
         self.counters = counters
 
     def render(self, task: Any) -> Text:
-        line = self.counters.line()
-        return Text(line.split(" | ", 1)[1] if " | " in line else line)
+        return Text(self.counters.line(compact=True))
 
 
 class ProgressReporter:
@@ -92,7 +97,10 @@ class ProgressReporter:
 
     def __enter__(self) -> ProgressReporter:
         if self.console.is_terminal:
-            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), _CountersColumn(self.counters))
+            columns = (
+                TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(), TimeElapsedColumn(),
+                _CountersColumn(self.counters),
+            )
             self._bar = Progress(*columns, console=self.console, refresh_per_second=4)
             self._bar.start()
             self._task = self._bar.add_task(self.title, total=self.counters.total)

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     store = TrajectoryStore(args.store)
     run_id = store.begin_run(config, identity)
     control = _control(store, run_id, budget)
-    counters = LiveCounters()
+    counters = LiveCounters(total=len(tasks) * args.samples)
     try:
         with make_executor(args.ray_address, args.workers, args.max_pending) as pool:
             environment = RealEnvironment(pool)

@@ -51,4 +51,4 @@ def exit_status(summary: Any, control: Any) -> int:
     """1 for errors (a generator, a harness, a lost endpoint), else 3 when a budget stopped the run, else 0."""
     if summary.generator_errors or summary.harness_errors or (summary.stop_reason and not control.budget_hit):
         return EXIT_FAILED
-    return EXIT_BUDGET if control.budget_hit else EXIT_OK
+    return EXIT_BUDGET if summary.stop_reason else EXIT_OK
