@@ -172,3 +172,18 @@ def test_system_prompt_file_replaces_the_routed_instructions(tmp_path: Path) -> 
     assert user == custom_user == {"role": "user", "content": TASKS[0].prompt.strip()}  # the task alone
     assert custom_system["content"] == "Be terse.\n\n" + routed_system["content"]
     assert rows(store, "SELECT COUNT(*) FROM runs")[0][0] == 2  # another prompt, another run
+
+
+def test_chat_template_file_is_sent_and_keys_the_run(tmp_path: Path, capsys: Any) -> None:
+    template = tmp_path / "template.jinja"
+    template.write_text("{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    store = tmp_path / "t.db"
+    with replay_server(tmp_path, 1) as server:
+        assert main(synth(server.url, store, 1)) == 0
+        assert main(synth(server.url, store, 1, "--chat-template", str(template))) == 0
+        assert main(synth(server.url, store, 1, "--chat-template", str(tmp_path / "missing.jinja"))) == 2
+    assert "--chat-template" in capsys.readouterr().err
+    (plain,), (templated,) = rows(store, "SELECT provenance FROM trajectories ORDER BY id")
+    assert "chat_template_sha256" not in json.loads(plain)
+    assert len(json.loads(templated)["chat_template_sha256"]) == 64
+    assert rows(store, "SELECT COUNT(*) FROM runs")[0][0] == 2

@@ -167,3 +167,20 @@ def test_hf_stream_matches_the_plain_answer_and_takes_a_chat_template(hf_url: st
     bare = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
     templated = client(hf_url).chat.completions.create(**settings, extra_body={"chat_template": bare})
     assert templated.usage.prompt_tokens < plain.usage.prompt_tokens  # no role markers around the message
+
+
+def test_the_openai_generator_sends_its_chat_template() -> None:
+    seen: list[Any] = []
+
+    class Recorder(SeedRecorder):
+        def respond(self, request: ChatRequest) -> Completion:
+            seen.append(request.sampling.get("chat_template"))
+            return super().respond(request)
+
+    url, stop = start_server(Recorder(reject_first=False))
+    try:
+        samples(generator(url, chat_template="{{ messages[0]['content'] }}"), 1)
+        samples(generator(url), 1)
+    finally:
+        stop()
+    assert seen == ["{{ messages[0]['content'] }}", None]
