@@ -62,11 +62,11 @@ def test_an_answer_cut_off_by_max_tokens_is_truncated_and_the_model_is_told(tmp_
 
 def test_budget_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, capsys: Any) -> None:
     clean, budgeted = tmp_path / "clean.db", tmp_path / "budget.db"
+    serial = ("--max-in-flight", "1")  # one trajectory at a time: the same turns come first in every run
     with replay_server(tmp_path, 4) as server:
-        assert main(synth(server.url, clean, 4)) == 0
+        assert main(synth(server.url, clean, 4, *serial)) == 0
         first_turns = rows(clean, "SELECT usage FROM turns ORDER BY id LIMIT 3")
         budget = sum(json.loads(u)["total_tokens"] for (u,) in first_turns)  # spent after three turns
-        serial = ("--max-in-flight", "1")
         assert main(synth(server.url, budgeted, 4, *serial, "--budget-tokens", str(budget))) == 3
         assert "token budget spent" in capsys.readouterr().out
         assert len(turns(budgeted)) == 3
