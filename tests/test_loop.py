@@ -134,3 +134,33 @@ def test_conversation_rebuilds_observations() -> None:
     messages = conversation([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], [turn], task)
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert "Simulation_Mismatch" in messages[-1]["content"] and "signal=y" in messages[-1]["content"]
+
+
+class Batching(Scripted):
+    """Records which samples each first-turn batch asked for."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answers)
+        self.batches: list[list[int]] = []
+
+    async def generate_samples(self, messages, task, samples, turns=()):  # type: ignore[no-untyped-def]
+        self.batches.append(list(samples))
+        return await super().generate_samples(messages, task, samples, turns)
+
+
+def test_first_turns_of_a_tasks_samples_are_one_batch_and_resume_batches_only_fresh_ones(tmp_path: Path) -> None:
+    task = rtl_task()
+    broken = task.reference.replace(";", "", 1)
+    store = TrajectoryStore(tmp_path / "t.db")
+    with LocalPool(1) as pool:
+        run_id = store.begin_run({"batch": 1})
+        started = store.trajectory(run_id, task.id, task.domain, 1, [], {})  # sample 1 began in an earlier invocation
+        store.append_turn(started, Turn(0, "", broken, fenced(broken), Outcome("Syntax_Error", "x")))
+        generator = Batching([fenced(broken), fenced(task.reference)])
+        loop = SynthesisLoop(generator, RealEnvironment(pool), store, LoopSettings())
+        summary = asyncio.run(loop.run(run_id, [task], samples=4))
+        trajectories = list(store.iter_trajectories(run_id=run_id))
+    store.close()
+    assert generator.batches == [[0, 2, 3]]  # one call for the three fresh first turns
+    assert summary.statuses["passed"] == 4 and all(t.labels == ["Syntax_Error", PASS] for t in trajectories)
+    assert loop.counters.turns == 7 and loop.counters.in_flight == 0 and loop.counters.done == 4

@@ -96,7 +96,7 @@ def test_turn_defaults_to_assistant_messages_and_match_on_last_user_message(serv
     [
         ((None, "POST", "/v1/chat/completions"), 404, "no replay answer for task - turn 0"),
         (({"messages": "x"}, "POST", "/v1/chat/completions"), 400, "messages"),
-        (({"messages": [{"role": "user", "content": "ping"}], "stream": True}, "POST", "/v1/chat/completions"), 400, "streaming"),
+        (({"messages": [{"role": "user", "content": "ping"}], "n": 0}, "POST", "/v1/chat/completions"), 400, "n must be"),
         (({"messages": []}, "POST", "/v1/completions"), 404, "no route"),
         ((None, "GET", "/v2/nothing"), 404, "no route"),
     ],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ecot.outcome import Outcome, shown_metrics
+from ecot.outcome import TRUNCATED, Outcome, shown_metrics
 from ecot.router import route
 from ecot.task import Task
 
@@ -29,6 +29,8 @@ def log_excerpt(log: str, diagnostic: str, max_lines: int = EXCERPT_LINES) -> st
 
 
 def render(outcome: Outcome, task: Task) -> str:
+    if outcome.label == TRUNCATED:
+        return render_truncated(outcome)
     parts = [f"Execution result: {outcome.label}", f"Diagnostic: {outcome.diagnostic}"]
     shown = shown_metrics(outcome.metrics)
     if shown:
@@ -39,3 +41,14 @@ def render(outcome: Outcome, task: Task) -> str:
     if not outcome.passed:
         parts.append(route(task).revise)
     return "\n".join(parts)
+
+
+def render_truncated(outcome: Outcome) -> str:
+    """Not a verdict on code (nothing ran): the answer stopped at the length limit before it was complete."""
+    tokens = outcome.metrics.get("completion_tokens")
+    at = f" at {tokens} tokens" if tokens else ""
+    return (
+        f"Execution result: {TRUNCATED}\n"
+        f"Your answer was cut off{at} (the response length limit) before it was complete, so nothing was run. "
+        "Answer again within the limit: keep the reasoning brief and give the complete code in one block."
+    )

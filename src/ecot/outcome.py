@@ -10,8 +10,10 @@ TIMEOUT = "Timeout"
 INFRA_ERROR = "Infra_Error"  # the harness or toolchain failed, not the candidate
 NO_CODE = "No_Code"  # the model's answer held no extractable code
 RESOURCE_LIMIT = "Resource_Limit"  # memory, output or process limit hit
+TRUNCATED = "Truncated"  # the answer hit the response length limit (finish_reason "length"); nothing ran
 
 COMMON_LABELS: tuple[str, ...] = (PASS, TIMEOUT, INFRA_ERROR, NO_CODE)
+NOT_RUN: tuple[str, ...] = (NO_CODE, TRUNCATED)  # labels given by the loop itself: no toolchain judged code
 
 LOG_LIMIT = 8000  # characters of the full log kept with an outcome
 Metric = float | int | str | bool
@@ -72,3 +74,10 @@ def infra_error(diagnostic: str, log: str = "", **metrics: Metric) -> Outcome:
 
 def no_code(diagnostic: str = "the answer held no extractable code block") -> Outcome:
     return Outcome(NO_CODE, diagnostic)
+
+
+def truncated(tokens: int | None) -> Outcome:
+    """An answer cut off by the length limit: incomplete, so it is neither run nor blamed on the code."""
+    at = f"at {tokens} tokens " if tokens else ""
+    diagnostic = f"the answer was cut off {at}by the response length limit (max_tokens) before it was complete"
+    return Outcome(TRUNCATED, diagnostic, metrics={"completion_tokens": tokens} if tokens else {})

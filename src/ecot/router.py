@@ -1,7 +1,10 @@
 """The prompt router: domain instructions chosen from data files by the task's domain and bundle.
 
 Each domain has prompts/<domain>.toml with `system`, `answer_format` and optional [[rules]] that add
-text when the task's tags, bundle file names (globs) or prompt words match.
+text when the task's tags, bundle file names (globs) or prompt words match. All of it goes into the
+system message; the user message is the task alone. A user's own system prompt (`--system-prompt`)
+replaces the routed one; where it holds the placeholder {domain_instructions}, the routed text is put
+there.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ecot.task import Task
 from ecot.trajectory import Message
 
 PROMPTS = Path(__file__).parent / "prompts"
+PLACEHOLDER = "{domain_instructions}"
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,14 @@ def route(task: Task) -> Instructions:
     return Instructions(system=system, answer_format=domain["answer_format"], revise=common["revise"])
 
 
-def first_messages(task: Task) -> list[Message]:
-    """The conversation's opening: routed instructions as system, the task as user."""
+def first_messages(task: Task, system_prompt: str | None = None) -> list[Message]:
+    """The conversation's opening: domain instructions (answer format included) as system, the task as user."""
     instructions = route(task)
-    user = f"{task.prompt.strip()}\n\n{instructions.answer_format}"
-    return [{"role": "system", "content": instructions.system}, {"role": "user", "content": user}]
+    routed = f"{instructions.system}\n\n{instructions.answer_format}"
+    system = routed if system_prompt is None else system_prompt.replace(PLACEHOLDER, routed).strip()
+    return [{"role": "system", "content": system}, {"role": "user", "content": task.prompt.strip()}]
+
+
+def prompt_files() -> list[Path]:
+    """The instruction files the router reads (their content is part of a run's identity)."""
+    return sorted(PROMPTS.glob("*.toml"))

@@ -1,8 +1,10 @@
 """A small OpenAI-compatible HTTP server: the embedded model or a replay file behind a real socket.
 
-Endpoints: `POST /v1/chat/completions` (non-streaming), `GET /v1/models`, `GET /health`.
-Each connection is served by its own thread (HTTP/1.1 keep-alive), so a fixed `latency_ms` delay
-overlaps across concurrent requests the way a real batched inference server's latency does.
+Endpoints: `POST /v1/chat/completions` (`n` choices, `stream: true` as server-sent events),
+`GET /v1/models`, `GET /health`. Each connection is served by its own thread (HTTP/1.1 keep-alive),
+so a fixed `latency_ms` delay overlaps across concurrent requests the way a real batched inference
+server's latency does. Each choice gets its own seed (random unless the request sets one), and a
+choice that stops at `max_tokens` reports `finish_reason: "length"`.
 
 Replay requests are keyed by the optional headers `X-Ecot-Task` and `X-Ecot-Turn` (the `openai`
 generator sends both) and by the text of the last user message; without `X-Ecot-Turn` the turn
@@ -22,63 +24,29 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from ecot.errors import EcotError
 from ecot.generators.options import content_text, turn_number
 from ecot.generators.replay import ReplayBook, last_user_text
+from ecot.serve_protocol import (
+    ChatRequest,
+    Completion,
+    ServeError,
+    completion_json,
+    cut_words,
+    parse_request,
+    per_choice,
+    stream_events,
+)
+
+__all__ = ["ChatRequest", "Completion", "ServeError", "ServerProcess", "start_server", "make_responder"]
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 32 * 1024 * 1024
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: str
-    content: Any = None
-
-
-class ChatBody(BaseModel):
-    """The fields of a chat completion request this server reads; others are accepted and ignored."""
-
-    model_config = ConfigDict(extra="allow")
-    model: str | None = None
-    messages: list[ChatMessage]
-    max_tokens: int | None = None
-    max_completion_tokens: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    seed: int | None = None
-    stream: bool = False
-    n: int = 1
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    messages: list[dict[str, Any]]
-    task_id: str | None = None
-    turn: int | None = None
-    sampling: dict[str, Any] = field(default_factory=dict)  # max_new_tokens, temperature, top_p, seed
-
-
-@dataclass(frozen=True)
-class Completion:
-    content: str
-    reasoning: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-
-
-class ServeError(EcotError):
-    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
-        super().__init__(message)
-        self.status, self.kind = status, kind
 
 
 class Responder(Protocol):
@@ -104,8 +72,23 @@ class ReplayResponder:
         entry = self.book.lookup(request.task_id, turn, text)
         if entry is None:
             raise ServeError(404, f"no replay answer for task {request.task_id or '-'} turn {turn}", "not_found_error")
-        usage = entry.usage or _estimate_usage(request.messages, entry.content + (entry.reasoning_content or ""))
-        return Completion(entry.content, entry.reasoning_content, dict(usage))
+        limit = request.sampling.get("max_new_tokens")
+        reasoning, content, cut = _within(entry.reasoning_content, entry.content, limit)
+        if cut:  # a word stands for a token: the answer stops where a model's would
+            return Completion(content, reasoning, _estimate_usage(request.messages, f"{reasoning or ''} {content}"), "length")
+        usage = entry.usage or _estimate_usage(request.messages, f"{entry.reasoning_content or ''} {entry.content}")
+        return Completion(entry.content, entry.reasoning_content, dict(usage), entry.finish_reason or "stop")
+
+
+def _within(reasoning: str | None, content: str, limit: int | None) -> tuple[str | None, str, bool]:
+    """(reasoning, content, cut) within `limit` words, reasoning first (it is generated first)."""
+    if limit is None:
+        return reasoning, content, False
+    kept_reasoning, cut = cut_words(reasoning or "", limit)
+    if cut:
+        return kept_reasoning, "", True
+    kept_content, cut = cut_words(content, limit - _words(reasoning or ""))
+    return reasoning, kept_content, cut
 
 
 def _estimate_usage(messages: list[dict[str, Any]], answer: str) -> dict[str, int]:
@@ -126,7 +109,7 @@ class HFResponder:
 
     def respond(self, request: ChatRequest) -> Completion:
         reply = self.generator.chat(request.messages, **request.sampling)
-        return Completion(reply.text, None, reply.usage)
+        return Completion(reply.text, None, reply.usage, reply.finish_reason)
 
 
 def make_responder(
@@ -194,10 +177,10 @@ class ChatHandler(BaseHTTPRequestHandler):
             body = self._read_json()
             if path != "/v1/chat/completions":
                 raise ServeError(404, f"no route POST {path}", "not_found_error")
-            request = self._chat_request(body)
+            request = parse_request(body, self.headers.get("X-Ecot-Task"), self.headers.get("X-Ecot-Turn"))
             if self.server.latency_s > 0:
                 time.sleep(self.server.latency_s)
-            completion = self.server.responder.respond(request)
+            completions = [self.server.responder.respond(choice) for choice in per_choice(request)]
         except ServeError as err:
             self._error(err)
             return
@@ -205,7 +188,11 @@ class ChatHandler(BaseHTTPRequestHandler):
             log.exception("serve: request failed")
             self._error(ServeError(500, f"{type(err).__name__}: {err}", "server_error"))
             return
-        self._send(200, _completion_json(self.server.responder.model_name, completion))
+        model = self.server.responder.model_name
+        if request.stream:
+            self._stream(stream_events(model, completions, request.include_usage))
+        else:
+            self._send(200, completion_json(model, completions))
 
     def _read_json(self) -> Any:
         length = self.headers.get("Content-Length")
@@ -219,32 +206,6 @@ class ChatHandler(BaseHTTPRequestHandler):
         except ValueError as err:
             raise ServeError(400, f"request body is not JSON: {err}") from None
 
-    def _chat_request(self, body: Any) -> ChatRequest:
-        try:
-            chat = ChatBody.model_validate(body)
-        except ValidationError as err:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
-            raise ServeError(400, f"invalid chat request: {problems}") from None
-        if chat.stream:
-            raise ServeError(400, "streaming is not supported by ecot serve; send stream=false")
-        if chat.n != 1:
-            raise ServeError(400, "only n=1 is supported")
-        turn = self.headers.get("X-Ecot-Turn")
-        if turn is not None and not turn.strip().isdigit():
-            raise ServeError(400, f"X-Ecot-Turn must be a non-negative integer, got {turn!r}")
-        sampling = {
-            "max_new_tokens": chat.max_completion_tokens or chat.max_tokens,
-            "temperature": chat.temperature,
-            "top_p": chat.top_p,
-            "seed": chat.seed,
-        }
-        return ChatRequest(
-            messages=[m.model_dump() for m in chat.messages],
-            task_id=self.headers.get("X-Ecot-Task"),
-            turn=int(turn) if turn is not None else None,
-            sampling={key: value for key, value in sampling.items() if value is not None},
-        )
-
     def _error(self, err: ServeError) -> None:
         self._send(err.status, {"error": {"message": str(err), "type": err.kind, "code": err.status}})
 
@@ -256,19 +217,17 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-
-def _completion_json(model: str, completion: Completion) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": completion.content}
-    if completion.reasoning:
-        message["reasoning_content"] = completion.reasoning
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": completion.usage,
-    }
+    def _stream(self, events: Any) -> None:
+        """Server-sent events in HTTP/1.1 chunked encoding, so the connection stays reusable."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in events:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
 
 
 def create_server(responder: Responder, host: str = "127.0.0.1", port: int = 0, latency_ms: float = 0.0) -> EcotHTTPServer:

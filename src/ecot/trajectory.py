@@ -27,6 +27,8 @@ class Turn:
     observation_source: str = REAL  # "real" or "icwm:<model name>"
     usage: dict[str, int] = field(default_factory=dict)
     gen_s: float = 0.0
+    finish_reason: str | None = None  # as the endpoint reported it ("stop", "length", ...); None when unknown
+    reasoning_content: str | None = None  # the endpoint's separate reasoning field, verbatim
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -44,6 +46,8 @@ class Turn:
             observation_source=str(data.get("observation_source", REAL)),
             usage=dict(data.get("usage") or {}),
             gen_s=float(data.get("gen_s", 0.0)),
+            finish_reason=data.get("finish_reason"),
+            reasoning_content=data.get("reasoning_content"),
         )
 
 

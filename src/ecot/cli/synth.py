@@ -2,8 +2,9 @@
 
 Each task is attempted by the generator; the code runs on the domain's real toolchain; the verdict
 goes back for up to --max-rounds corrections. Every turn is stored as it happens: rerunning the same
-command resumes a killed run without losing or duplicating turns. With no arguments it runs every
-bundled suite offline with the `repair` generator (no API key, GPU or network needed).
+command resumes a killed run (or one stopped by its budget or a lost endpoint) without losing or
+duplicating turns. With no arguments it runs every bundled suite offline with the `repair` generator
+(no API key, GPU or network needed).
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world-model", type=Path, metavar="PATH", help="observe with this ICWM (from `ecot icwm train`) instead of the real backends; every predicted Pass is verified for real")
     parser.add_argument("--audit-rate", type=float, default=0.1, metavar="R", help="with --world-model: share of world-model turns also run for real and recorded as audits (default 0.1)")
     parser.add_argument("--min-confidence", type=float, default=0.0, metavar="C", help="with --world-model: run a turn for real when the model's confidence is below C (default 0: always predict; see the selective table of `ecot icwm eval`)")
+    parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="system message replacing the routed domain instructions; {domain_instructions} in it stands for them")
+    parser.add_argument("--chat-template", type=Path, metavar="FILE", help="Jinja chat template for the model (openai: sent as the request's chat_template, as vLLM takes it; hf: replaces the tokenizer's)")
+    parser.add_argument("--prices", type=Path, metavar="FILE", help="price table (TOML, USD per million tokens per model) for the cost columns and --budget-usd")
+    parser.add_argument("--budget-tokens", type=int, metavar="N", help="stop starting requests once the run has used N tokens (prompt + completion, all invocations); rerun with a larger budget to resume")
+    parser.add_argument("--budget-usd", type=float, metavar="USD", help="the same as a cost, priced with --prices")
+    parser.add_argument("--progress-every", type=float, default=30.0, metavar="S", help="when stdout is not a terminal, print a progress line every S seconds (default 30; 0: only at the end)")
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, str]:
@@ -49,7 +56,19 @@ def generator_options(args: argparse.Namespace) -> dict[str, str]:
         options["model"] = args.model
     if args.base_url:
         options["base_url"] = args.base_url
+    if args.chat_template is not None:
+        options["chat_template"] = read_text(args.chat_template, "--chat-template")
     return options
+
+
+def read_text(path: Path, flag: str) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise EcotError(f"{flag} {path}: cannot read ({getattr(err, 'strerror', None) or err})") from None
+    if not text.strip():
+        raise EcotError(f"{flag} {path} is empty")
+    return text
 
 
 def runnable_tasks(args: argparse.Namespace) -> list[Any]:
@@ -73,14 +92,8 @@ def runnable_tasks(args: argparse.Namespace) -> list[Any]:
     return usable
 
 
-def run(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from ecot.cli.common import check_folder, console
-    from ecot.executor import make_executor
-    from ecot.generators import GENERATORS
-    from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
-    from ecot.store import TrajectoryStore
+def check_arguments(args: argparse.Namespace) -> None:
+    from ecot.cli.common import check_folder
 
     if args.samples < 1 or args.max_rounds < 0 or args.max_in_flight < 1:
         raise EcotError("--samples and --max-in-flight must be >= 1 and --max-rounds >= 0")
@@ -89,50 +102,86 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--audit-rate", args.audit_rate), ("--min-confidence", args.min_confidence)):
         if not 0.0 <= value <= 1.0:
             raise EcotError(f"{flag} must be in [0, 1], got {value}")
+    if args.progress_every < 0:
+        raise EcotError(f"--progress-every must be >= 0, got {args.progress_every}")
     if not args.no_export:
         check_folder(args.out, "--out")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ecot.cli.common import console
+    from ecot.cli.synth_report import exit_status, print_report
+    from ecot.executor import make_executor
+    from ecot.generators import GENERATORS
+    from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
+    from ecot.progress import LiveCounters, ProgressReporter
+    from ecot.run_identity import run_config
+    from ecot.store import TrajectoryStore
+
+    check_arguments(args)
     tasks = runnable_tasks(args)
+    system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = GENERATORS.get(args.generator).from_options(generator_options(args))
-    settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight)
-    config = {
-        "tasks": sorted(t.id for t in tasks),
-        "generator": generator.provenance(),
-        "samples": args.samples,
-        "max_rounds": args.max_rounds,
-        "environment": "real",
-    }
-    world = _world_model(args, config)  # a bad model fails before a store is created
+    budget, prices = _budget(args, generator)
+    settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight, system_prompt=system_prompt)
+    config, identity = run_config(tasks, generator, args.samples, args.max_rounds, system_prompt)
+    world = _world_model(args, config, identity)  # a bad model fails before a store is created
+    asyncio.run(generator.preflight())  # an unreachable endpoint: one line naming it, nothing stored
     store = TrajectoryStore(args.store)
-    run_id = store.begin_run(config)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    run_id = store.begin_run(config, identity)
+    control = _control(store, run_id, budget)
+    counters = LiveCounters(total=len(tasks) * args.samples)
     try:
-        with make_executor(args.ray_address, args.workers, args.max_pending) as pool, Progress(*columns, console=console) as progress:
+        with make_executor(args.ray_address, args.workers, args.max_pending) as pool:
             environment = RealEnvironment(pool)
             if world is not None:
                 environment = _world_environment(world, environment, store, args)
-            loop = SynthesisLoop(generator, environment, store, settings)
-            bar = progress.add_task(f"run {run_id}: trajectories", total=len(tasks) * args.samples)
-            summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance(bar)))
-        console.print(_summary_table(store, run_id, summary))
+            loop = SynthesisLoop(generator, environment, store, settings, control, counters)
+            with ProgressReporter(counters, console, f"run {run_id}", args.progress_every) as progress:
+                summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance()))
+        print_report(store, run_id, summary, prices)
         if world is not None:
             console.print(f"world model {world.name}: {environment.stats.as_dict()}")
         if not args.no_export:
             _export(store, run_id, args.out)
     finally:
         store.close()
-    return 1 if summary.generator_errors or summary.harness_errors else 0
+    return exit_status(summary, control)
 
 
-def _world_model(args: argparse.Namespace, config: dict[str, Any]) -> Any:
+def _budget(args: argparse.Namespace, generator: Any) -> tuple[Any, Any]:
+    """(Budget, PriceTable or None) from --budget-tokens/--budget-usd/--prices; checked before any work."""
+    from ecot.run_control import Budget
+    from ecot.usage import load_prices
+
+    prices = load_prices(args.prices) if args.prices else None
+    model = generator.provenance().get("model")
+    price = prices.price(model) if prices is not None else None
+    if args.budget_usd is not None and prices is not None and price is None:
+        raise EcotError(f"--budget-usd: the price table {args.prices} has no price for model {model!r} and no '*' entry")
+    return Budget(tokens=args.budget_tokens, usd=args.budget_usd, price=price), prices
+
+
+def _control(store: Any, run_id: int, budget: Any) -> Any:
+    """The run's stop switch, charged with what earlier invocations of the run already spent."""
+    from ecot.run_control import RunControl
+    from ecot.usage import usage_totals
+
+    spent = usage_totals(store.usage_rows(run_id), {}).all
+    return RunControl(budget, spent.to_dict())
+
+
+def _world_model(args: argparse.Namespace, config: dict[str, Any], identity: dict[str, Any]) -> Any:
     """The --world-model, loaded offline; its name and the audit rate enter the run config (and key)."""
     if args.world_model is None:
         return None
     from ecot.icwm import load_model
 
     world = load_model(args.world_model)
-    config.update(environment=world.source, audit_rate=args.audit_rate)
-    if args.min_confidence:
-        config.update(min_confidence=args.min_confidence)
+    for target in (config, identity):
+        target.update(environment=world.source, audit_rate=args.audit_rate)
+        if args.min_confidence:
+            target.update(min_confidence=args.min_confidence)
     return world
 
 
@@ -149,35 +198,6 @@ async def _run(loop: Any, run_id: int, tasks: list[Any], samples: int, on_done: 
         return await loop.run(run_id, tasks, samples, on_done)
     finally:
         await loop.generator.aclose()
-
-
-def _summary_table(store: Any, run_id: int, summary: Any) -> Any:
-    from collections import Counter, defaultdict
-
-    from rich.table import Table
-
-    per_domain: dict[str, Counter[str]] = defaultdict(Counter)
-    rounds: dict[str, list[int]] = defaultdict(list)
-    for traj in store.iter_trajectories(run_id=run_id, finished_only=False):
-        per_domain[traj.domain]["trajectories"] += 1
-        per_domain[traj.domain]["passed"] += traj.passed
-        per_domain[traj.domain]["turns"] += len(traj.turns)
-        if traj.passed:
-            rounds[traj.domain].append(len(traj.turns) - 1)
-    table = Table(title=f"run {run_id}: this invocation added {summary.turns} turns ({dict(summary.statuses)})")
-    for column in ("domain", "trajectories", "passed", "turns", "mean rounds to pass"):
-        table.add_column(column)
-    for domain, counts in sorted(per_domain.items()):
-        done = rounds[domain]
-        mean = f"{sum(done) / len(done):.2f}" if done else "-"
-        table.add_row(domain, str(counts["trajectories"]), str(counts["passed"]), str(counts["turns"]), mean)
-    captions = []
-    if summary.generator_errors:
-        captions.append(f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}")
-    if summary.harness_errors:  # the backend could not judge: a broken task bundle or toolchain, not the code
-        captions.append(f"{len(summary.harness_errors)} trajectories ended by Infra_Error: {summary.harness_errors[0]}")
-    table.caption = "\n".join(captions) or None
-    return table
 
 
 def _export(store: Any, run_id: int, out: Path) -> None:

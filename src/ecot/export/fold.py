@@ -12,7 +12,7 @@ import difflib
 import re
 from typing import Any
 
-from ecot.outcome import INFRA_ERROR, NO_CODE, Outcome, shown_metrics
+from ecot.outcome import INFRA_ERROR, NOT_RUN, Outcome, shown_metrics
 from ecot.trajectory import REAL, Trajectory, Turn
 
 LANGUAGE = {"rtl": "verilog", "python": "python", "gpu": "python", "cad": "python", "firmware": "c", "asm": "asm"}
@@ -118,7 +118,7 @@ def _unquote(reasoning: str, seen: Outcome) -> str:
 def _observation(turn: Turn, first: bool) -> str:
     lead = "I run it through the toolchain." if first else "I run it again."
     outcome = turn.outcome
-    if outcome.label == NO_CODE:
+    if outcome.label in NOT_RUN:
         return report(outcome)
     text = f"{lead} {report(outcome)}"
     if outcome.label == INFRA_ERROR:
@@ -131,7 +131,7 @@ def _observation(turn: Turn, first: bool) -> str:
 
 def report(outcome: Outcome) -> str:
     diagnostic = condense(outcome.diagnostic, DIAGNOSTIC_CHARS) or "no diagnostic"
-    who = "The harness" if outcome.label == NO_CODE else "The toolchain"  # nothing ran for No_Code
+    who = "The harness" if outcome.label in NOT_RUN else "The toolchain"  # nothing ran for No_Code, Truncated
     text = f"{who} reports {outcome.label}: {diagnostic}"
     metrics = _metrics(outcome)
     return f"{text} ({metrics})" if metrics else text

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ecot.task import Task
 from ecot.trajectory import Message, Turn
+
+LENGTH = "length"  # the finish_reason of an answer cut off by the length limit
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,12 @@ class Generation:
     code: str | None  # extracted code, None when the answer held none
     raw: str  # the full raw answer text
     usage: dict[str, int] = field(default_factory=dict)  # prompt_tokens, completion_tokens, ...
+    finish_reason: str | None = None  # "stop", "length", ... as the endpoint reported it; None when unknown
+    reasoning_content: str | None = None  # the endpoint's separate reasoning field, verbatim, when it sent one
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == LENGTH
 
 
 class Generator(ABC):
@@ -30,12 +39,29 @@ class Generator(ABC):
 
         `task`, `turns` (this trajectory's earlier turns, with their structured outcomes) and `sample`
         (which of the task's trajectories this is) are for offline generators; language-model
-        generators read only `messages`.
+        generators read only `messages` (and `sample`, to seed each sample's stream).
         """
+
+    async def generate_samples(
+        self, messages: Sequence[Message], task: Task, samples: Sequence[int], turns: Sequence[Turn] = ()
+    ) -> list[Generation]:
+        """Independent answers to one conversation, one per sample index (in that order).
+
+        The default asks `generate` once per sample, concurrently, each with its own sample index
+        (and so its own seed); endpoints that take `n` override this with one request.
+        """
+        return list(await asyncio.gather(*(self.generate(messages, task, turns, s) for s in samples)))
+
+    async def preflight(self) -> None:
+        """Fail fast, with one clear line, when the generator cannot work at all (an endpoint is down)."""
 
     def provenance(self) -> dict[str, Any]:
         """What reproduces this generator's output: name, model, sampling settings."""
         return {"generator": self.name, "synthetic": self.synthetic}
+
+    def identity(self) -> dict[str, Any]:
+        """The part of the provenance that determines the data (a run's key): not where or how it is reached."""
+        return self.provenance()
 
     async def aclose(self) -> None:
         """Release clients and models."""

@@ -9,6 +9,7 @@ Nothing here touches the network: loads are `local_files_only` and HF_HUB_OFFLIN
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import shutil
@@ -166,6 +167,7 @@ def cpu_threads(threads: int) -> int:
 class Reply:
     text: str
     usage: dict[str, int]
+    finish_reason: str = "stop"  # "length" when generation stopped at max_new_tokens, not at an end token
 
 
 class HFGenerator(Generator):
@@ -182,6 +184,7 @@ class HFGenerator(Generator):
         dtype: str = "auto",
         cache_dir: str | Path | None = None,
         threads: int = 0,
+        chat_template: str | None = None,
     ) -> None:
         if dtype not in DTYPES:
             raise EcotError(f"hf generator: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
@@ -189,6 +192,7 @@ class HFGenerator(Generator):
         self.model_name = model
         self.max_new_tokens, self.temperature, self.top_p, self.seed = max_new_tokens, temperature, top_p, seed
         self.device, self.dtype, self.threads = device, dtype, threads
+        self.chat_template = chat_template  # a Jinja template replacing the tokenizer's own
         self._lock = threading.Lock()  # one forward pass at a time: the model is not thread-safe
         self._model: Any = None
         self._tokenizer: Any = None
@@ -208,6 +212,7 @@ class HFGenerator(Generator):
             dtype=read.choice("dtype", "auto", DTYPES),
             cache_dir=read.get_str("cache_dir"),
             threads=read.get_int("threads", 0, low=0),
+            chat_template=read.get_str("chat_template"),
         )
         read.finish()
         return generator
@@ -235,12 +240,12 @@ class HFGenerator(Generator):
         log.info("hf generator: loaded %s (%s) in %.1fs", self.model_name, how, self.load_info["load_s"])
 
     def chat(self, messages: Sequence[Mapping[str, Any]], **overrides: Any) -> Reply:
-        """Blocking generation; `overrides` may set max_new_tokens, temperature, top_p, seed."""
+        """Blocking generation; `overrides` may set max_new_tokens, temperature, top_p, seed, chat_template."""
         import torch
 
         with self._lock:
             self._ensure_loaded()
-            inputs = self._encode(messages)
+            inputs = self._encode(messages, overrides.get("chat_template") or self.chat_template)
             settings = self._settings(overrides)
             torch.manual_seed(settings.pop("seed"))
             with torch.inference_mode():
@@ -250,12 +255,20 @@ class HFGenerator(Generator):
         text = self._tokenizer.decode(new_tokens, skip_special_tokens=True)
         completion = int(new_tokens.shape[0])
         usage = {"prompt_tokens": prompt_len, "completion_tokens": completion, "total_tokens": prompt_len + completion}
-        return Reply(text, usage)
+        return Reply(text, usage, self._finish_reason(new_tokens.tolist(), settings["max_new_tokens"]))
 
-    def _encode(self, messages: Sequence[Mapping[str, Any]]) -> Any:
+    def _finish_reason(self, tokens: list[int], limit: int) -> str:
+        """"length" when the answer used its whole budget without ending on an end-of-sequence token."""
+        ends = self._model.generation_config.eos_token_id
+        ends = set(ends if isinstance(ends, list) else [ends]) | {self._tokenizer.eos_token_id}
+        return "length" if len(tokens) >= limit and tokens[-1] not in ends else "stop"
+
+    def _encode(self, messages: Sequence[Mapping[str, Any]], template: str | None = None) -> Any:
         chat = [{"role": str(m["role"]), "content": content_text(m.get("content"))} for m in messages]
-        if getattr(self._tokenizer, "chat_template", None):
-            inputs = self._tokenizer.apply_chat_template(chat, add_generation_prompt=True, return_dict=True, return_tensors="pt")
+        if template or getattr(self._tokenizer, "chat_template", None):
+            inputs = self._tokenizer.apply_chat_template(
+                chat, chat_template=template, add_generation_prompt=True, return_dict=True, return_tensors="pt"
+            )
         else:  # a base model without a template: a plain transcript ending where the answer starts
             text = "".join(f"{m['role']}: {m['content']}\n" for m in chat) + "assistant: "
             inputs = self._tokenizer(text, return_tensors="pt")
@@ -283,7 +296,7 @@ class HFGenerator(Generator):
     ) -> Generation:
         # each sample of a task draws its own reproducible stream (no effect when greedy)
         reply = await asyncio.to_thread(self.chat, messages, seed=self.seed + sample)
-        return build_generation(reply.text, None, task.domain, reply.usage)
+        return build_generation(reply.text, None, task.domain, reply.usage, reply.finish_reason)
 
     def provenance(self) -> dict[str, Any]:
         return {
@@ -297,7 +310,12 @@ class HFGenerator(Generator):
             "temperature": self.temperature,
             "top_p": self.top_p,
             "seed": self.seed,
+            **({"chat_template_sha256": hashlib.sha256(self.chat_template.encode()).hexdigest()} if self.chat_template else {}),
         }
+
+    def identity(self) -> dict[str, Any]:
+        """Where the weights sit and how many threads ran them does not change the answers."""
+        return {k: v for k, v in self.provenance().items() if k not in ("source", "threads")}
 
     def unload(self) -> None:
         with self._lock:

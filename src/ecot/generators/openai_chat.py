@@ -2,12 +2,17 @@
 
 The retry loop lives here rather than in the client (`max_retries=0` there) so that every retry is
 logged and bounded by our own policy: 429, 5xx, timeouts and connection errors are retried with
-exponential backoff and full jitter; any other 4xx is the request's fault and fails at once.
+exponential backoff and full jitter; any other 4xx is the request's fault and fails at once. A
+circuit breaker (ecot.generators.endpoint) ends the retrying when the endpoint is gone for good.
+
+Several samples of one prompt are one request with `n` where the endpoint takes it; where it rejects
+`n` (or returns fewer choices) the rest are parallel requests, each with its own seed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 from typing import Any, Mapping, Sequence
@@ -15,7 +20,8 @@ from typing import Any, Mapping, Sequence
 import openai
 
 from ecot.errors import EcotError
-from ecot.generators.base import Generation, Generator
+from ecot.generators.base import LENGTH, Generation, Generator
+from ecot.generators.endpoint import CircuitBreaker, listed, preflight
 from ecot.generators.options import Options, build_generation, turn_number
 from ecot.task import Task
 from ecot.trajectory import Message, Turn
@@ -77,6 +83,10 @@ class OpenAIGenerator(Generator):
         max_backoff: float = 60.0,
         task_headers: bool = True,
         extra_body: Mapping[str, Any] | None = None,
+        native_n: bool = True,
+        chat_template: str | None = None,
+        breaker_failures: int = 16,
+        breaker_seconds: float = 20.0,
     ) -> None:
         if not api_key and not base_url:
             raise EcotError("openai generator: no api_key (set OPENAI_API_KEY) and no base_url of a local server")
@@ -90,8 +100,13 @@ class OpenAIGenerator(Generator):
         self.max_backoff = max_backoff
         self.task_headers = task_headers
         self.extra_body = dict(extra_body or {})
+        if chat_template:  # vLLM's per-request override of the model's chat template
+            self.extra_body["chat_template"] = chat_template
+        self.native_n = native_n  # False after the endpoint rejected `n`
+        self.api_key = api_key or PLACEHOLDER_KEY
+        self.breaker = CircuitBreaker(base_url or "https://api.openai.com/v1", breaker_failures, breaker_seconds)
         self.client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=0
+            base_url=base_url, api_key=self.api_key, timeout=timeout, max_retries=0
         )
         self._gate: asyncio.Semaphore | None = None
         self._gate_loop: asyncio.AbstractEventLoop | None = None
@@ -116,6 +131,10 @@ class OpenAIGenerator(Generator):
             max_backoff=read.get_float("max_backoff", 60.0, low=0.0),
             task_headers=read.get_bool("task_headers", True),
             extra_body=read.prefixed("extra."),
+            native_n=read.get_bool("native_n", True),
+            chat_template=read.get_str("chat_template"),
+            breaker_failures=read.get_int("breaker_failures", 16, low=0),
+            breaker_seconds=read.get_float("breaker_seconds", 20.0, low=0.0),
         )
         read.finish()
         return generator
@@ -127,11 +146,15 @@ class OpenAIGenerator(Generator):
             self._gate, self._gate_loop = asyncio.Semaphore(self.max_in_flight), loop
         return self._gate
 
-    def _request(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn], sample: int) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], task: Task, turns: Sequence[Turn], sample: int, n: int = 1
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         request.update({key: value for key, value in self.sampling.items() if value is not None})
         if "seed" in request:  # each sample of a task draws its own reproducible stream
             request["seed"] += sample
+        if n > 1:
+            request["n"] = n
         if self.extra_body:
             request["extra_body"] = self.extra_body
         if self.task_headers:  # lets replay servers and proxies key answers by task and turn
@@ -141,11 +164,17 @@ class OpenAIGenerator(Generator):
 
     async def _send(self, request: dict[str, Any]) -> Any:
         for attempt in range(self.max_retries + 1):
+            self.breaker.check()
             try:
                 async with self._semaphore():
+                    self.breaker.check()  # it may have opened while this request waited for a slot
                     self.attempts += 1
-                    return await self.client.chat.completions.create(**request)
+                    response = await self.client.chat.completions.create(**request)
+                self.breaker.success()
+                return response
             except openai.APIError as err:
+                self.breaker.failure(err)
+                self.breaker.check()
                 status = getattr(err, "status_code", None)
                 if not is_retryable(err):
                     message = f"openai generator: request rejected ({status}): {err}"
@@ -167,20 +196,89 @@ class OpenAIGenerator(Generator):
         response = await self._send(self._request(messages, task, turns, sample))
         if not response.choices:
             raise GeneratorRequestError("openai generator: the response held no choices")
-        message = response.choices[0].message
-        return build_generation(message.content or "", _reasoning_field(message), task.domain, _usage(response))
+        return _generation(response.choices[0], task.domain, _usage(response))
+
+    async def generate_samples(
+        self, messages: Sequence[Message], task: Task, samples: Sequence[int], turns: Sequence[Turn] = ()
+    ) -> list[Generation]:
+        """One request with `n` (seeded with the first sample's seed); parallel requests where `n` fails."""
+        if len(samples) < 2 or not self.native_n:
+            return await super().generate_samples(messages, task, samples, turns)
+        try:
+            response = await self._send(self._request(messages, task, turns, samples[0], n=len(samples)))
+        except GeneratorRequestError as err:
+            if err.status is None or err.status == 429 or err.status >= 500:
+                raise
+            log.warning("openai generator: the endpoint rejected n=%d (%s); sending one request per sample", len(samples), err.status)
+            self.native_n = False
+            return await super().generate_samples(messages, task, samples, turns)
+        choices = sorted(response.choices, key=lambda c: c.index)[: len(samples)]
+        usages = split_usage(_usage(response), [c.finish_reason for c in choices], self.sampling["max_tokens"])
+        found = [_generation(choice, task.domain, usage) for choice, usage in zip(choices, usages)]
+        if len(found) < len(samples):  # a server that ignores n: the others come one by one
+            found += await super().generate_samples(messages, task, samples[len(found) :], turns)
+        return found
+
+    async def preflight(self) -> None:
+        """GET /models (or a 1-token completion) with a short timeout; one line naming the URL on failure."""
+        models = await asyncio.to_thread(preflight, self.base_url, self.api_key, self.model)
+        listed(models, self.model, self.base_url or "api.openai.com")
 
     def provenance(self) -> dict[str, Any]:
+        extra = dict(self.extra_body)
+        template = extra.pop("chat_template", None)
         return {
             **super().provenance(),
             "model": self.model,
             "base_url": self.base_url,
             **self.sampling,
-            **({"extra_body": self.extra_body} if self.extra_body else {}),
+            **({"extra_body": extra} if extra else {}),
+            **({"chat_template_sha256": hashlib.sha256(template.encode()).hexdigest()} if template else {}),
+            **({} if self.native_n else {"native_n": False}),
         }
+
+    def identity(self) -> dict[str, Any]:
+        """What the data depends on: the endpoint's address is not part of it (localhost == 127.0.0.1)."""
+        return {key: value for key, value in self.provenance().items() if key != "base_url"}
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _generation(choice: Any, domain: str, usage: dict[str, int]) -> Generation:
+    message = choice.message
+    return build_generation(message.content or "", _reasoning_field(message), domain, usage, choice.finish_reason)
+
+
+def split_usage(usage: Mapping[str, int], finish_reasons: Sequence[str | None], max_tokens: int | None) -> list[dict[str, int]]:
+    """Share one `n`-request's usage among its choices so that the per-turn sums stay exact.
+
+    A choice cut off at `max_tokens` used exactly that many completion tokens; the rest of the
+    completion tokens, and the prompt tokens, are shared evenly (remainders to the first choices).
+    Each share records `n`, the number of choices of the request it came from.
+    """
+    count = len(finish_reasons)
+    if count == 0:
+        return []
+    completion = [max_tokens if reason == LENGTH and max_tokens else None for reason in finish_reasons]
+    left = usage.get("completion_tokens", 0) - sum(c for c in completion if c is not None)
+    if left < 0:  # the server counted differently: fall back to an even split
+        completion, left = [None] * count, usage.get("completion_tokens", 0)
+    open_slots = [i for i, c in enumerate(completion) if c is None]
+    for position, i in enumerate(open_slots):
+        completion[i] = _share(left, len(open_slots), position)
+    shares = []
+    for i in range(count):
+        share = {"prompt_tokens": _share(usage.get("prompt_tokens", 0), count, i), "completion_tokens": int(completion[i] or 0)}
+        share["total_tokens"] = share["prompt_tokens"] + share["completion_tokens"]
+        if "reasoning_tokens" in usage:
+            share["reasoning_tokens"] = _share(usage["reasoning_tokens"], count, i)
+        shares.append({**share, "n": count})
+    return shares
+
+
+def _share(total: int, parts: int, index: int) -> int:
+    return total // parts + (1 if index < total % parts else 0)
 
 
 def _reasoning_field(message: Any) -> str | None:

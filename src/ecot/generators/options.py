@@ -134,15 +134,28 @@ def _maybe_json(value: Any) -> Any:
         return value
 
 
-def build_generation(content: str, reasoning: str | None, domain: str, usage: Mapping[str, int] | None = None) -> Generation:
-    """Reasoning from a separate field when the server gave one, else (also) from <think> tags in content."""
+def build_generation(
+    content: str,
+    reasoning: str | None,
+    domain: str,
+    usage: Mapping[str, int] | None = None,
+    finish_reason: str | None = None,
+) -> Generation:
+    """Reasoning from a separate field when the server gave one, else (also) from <think> tags in content.
+
+    The separate field is also kept verbatim (`reasoning_content`), so the store holds the split the
+    endpoint made between reasoning and content.
+    """
     thought, answer = split_thinking(content or "")
-    parts = [part for part in ((reasoning or "").strip(), thought) if part]
+    separate = (reasoning or "").strip()
+    parts = [part for part in (separate, thought) if part]
     return Generation(
         reasoning="\n\n".join(parts),
         code=extract_code(answer, domain),
         raw=content or "",
         usage={k: int(v) for k, v in (usage or {}).items()},
+        finish_reason=finish_reason,
+        reasoning_content=reasoning if separate else None,
     )
 
 

@@ -41,6 +41,7 @@ class ReplayEntry(BaseModel):
     content: str
     reasoning_content: str | None = None
     usage: dict[str, int] | None = None
+    finish_reason: str | None = None  # as an endpoint reports it; "length" marks an answer cut off
 
     def applies(self, task_id: str | None, turn: int | None, text: str) -> bool:
         if self.task_id != ANY_TASK and self.task_id != task_id:
@@ -128,7 +129,10 @@ class ReplayGenerator(Generator):
         entry = self.book.lookup(task.id, turn, last_user_text(messages))
         if entry is None:
             raise EcotError(f"replay file {self.book.path}: no answer for task '{task.id}' turn {turn}")
-        return build_generation(entry.content, entry.reasoning_content, task.domain, entry.usage)
+        return build_generation(entry.content, entry.reasoning_content, task.domain, entry.usage, entry.finish_reason)
 
     def provenance(self) -> dict[str, Any]:
         return {**super().provenance(), "path": str(self.book.path), "sha256": self.book.sha256}
+
+    def identity(self) -> dict[str, Any]:
+        return {key: value for key, value in self.provenance().items() if key != "path"}  # the content, not its place

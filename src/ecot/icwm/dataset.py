@@ -2,8 +2,9 @@
 
 An example is (domain tag, task = environment bundle, candidate code) -> the real outcome. Turns
 judged by a world model are not examples, except where a real audit re-ran them: then the audit's
-real outcome is the example's label. No_Code turns ran nothing and Infra_Error turns blame the
-harness, so neither teaches the world model anything about code.
+real outcome is the example's label. No_Code and Truncated turns ran nothing (a truncated answer is
+incomplete, not faulty code) and Infra_Error turns blame the harness, so none of them teaches the
+world model anything about code.
 
 Splits are always by task (never by turn), so no task leaks between training and held-out data.
 """
@@ -18,13 +19,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ecot.errors import EcotError
-from ecot.outcome import INFRA_ERROR, NO_CODE, Outcome
+from ecot.outcome import INFRA_ERROR, NO_CODE, TRUNCATED, Outcome
 from ecot.store import TrajectoryStore, require_store
 from ecot.suite import bundled_domains, bundled_suite_path, load_suite
 from ecot.task import Task
 from ecot.trajectory import REAL
 
-UNTRAINABLE = (NO_CODE, INFRA_ERROR)
+UNTRAINABLE = (NO_CODE, TRUNCATED, INFRA_ERROR)
 
 
 @dataclass(frozen=True)

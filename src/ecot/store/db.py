@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ecot.errors import EcotError
-from ecot.outcome import Outcome
+from ecot.outcome import TRUNCATED, Outcome
 from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
 from ecot.store.version import code_version, ecot_version
 from ecot.trajectory import Message, Trajectory, Turn
@@ -29,7 +29,7 @@ _PAGE = 256  # trajectories fetched per query while iterating
 
 _TURN_COLUMNS = (
     "idx, reasoning, code, raw, label, diagnostic, log, metrics, tool_versions, wall_s, "
-    "observation_source, usage, gen_s"
+    "observation_source, usage, gen_s, finish_reason, reasoning_content"
 )
 
 
@@ -113,8 +113,10 @@ class TrajectoryStore:
 
     # -- runs -------------------------------------------------------------------------------
 
-    def begin_run(self, config: dict[str, Any]) -> int:
-        key = run_key(config)
+    def begin_run(self, config: dict[str, Any], identity: dict[str, Any] | None = None) -> int:
+        """The run of this config: created, or found again (resume). The key digests `identity` when
+        given (what determines the data), else the whole config; the config is stored as given."""
+        key = run_key(config if identity is None else identity)
         with self._transaction():
             self._conn.execute(
                 "INSERT OR IGNORE INTO runs (run_key, config, created_at, ecot_version, code_version) "
@@ -168,11 +170,12 @@ class TrajectoryStore:
                 )
             self._conn.execute(
                 f"INSERT INTO turns (trajectory_id, {_TURN_COLUMNS}, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     traj_id, turn.index, turn.reasoning, turn.code, turn.raw, outcome.label,
                     outcome.diagnostic, outcome.log, _dumps(outcome.metrics), _dumps(outcome.tool_versions),
-                    outcome.wall_s, turn.observation_source, _dumps(turn.usage), turn.gen_s, _now(),
+                    outcome.wall_s, turn.observation_source, _dumps(turn.usage), turn.gen_s,
+                    turn.finish_reason, turn.reasoning_content, _now(),
                 ),
             )
         trajectory.turns.append(turn)
@@ -227,6 +230,26 @@ class TrajectoryStore:
             params * 2,
         ).fetchone()
         return {key: int(row[key]) for key in ("trajectories", "finished", "passed", "turns")}
+
+    def started(self, run_id: int) -> set[tuple[str, int]]:
+        """(task_id, sample) of the run's trajectories that hold at least one turn."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT t.task_id, t.sample FROM trajectories t JOIN turns u ON u.trajectory_id = t.id "
+            "WHERE t.run_id = ?",
+            (run_id,),
+        )
+        return {(row[0], int(row[1])) for row in rows}
+
+    def usage_rows(self, run_id: int | None = None) -> list[dict[str, Any]]:
+        """Token sums of every stored turn (finished or not) per run, domain and round (turn index)."""
+        scope, params = ("WHERE t.run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        rows = self._conn.execute(
+            f"SELECT t.run_id, t.domain, u.idx AS round, {_USAGE_SUMS} "
+            f"FROM turns u JOIN trajectories t ON t.id = u.trajectory_id {scope} "
+            "GROUP BY t.run_id, t.domain, u.idx ORDER BY t.run_id, t.domain, u.idx",
+            params,
+        ).fetchall()
+        return [dict(row) for row in rows]
 
     # -- audits -----------------------------------------------------------------------------
 
@@ -297,6 +320,21 @@ class TrajectoryStore:
         )
 
 
+def _token_sum(key: str) -> str:
+    return f"COALESCE(SUM(json_extract(u.usage, '$.{key}')), 0) AS {key}"
+
+
+_USAGE_SUMS = ", ".join(
+    [
+        "COUNT(*) AS turns",
+        f"COALESCE(SUM(u.label = '{TRUNCATED}'), 0) AS truncated",
+        *(_token_sum(key) for key in ("prompt_tokens", "completion_tokens", "reasoning_tokens")),
+        "COALESCE(SUM(COALESCE(json_extract(u.usage, '$.total_tokens'), "
+        "COALESCE(json_extract(u.usage, '$.prompt_tokens'), 0) + COALESCE(json_extract(u.usage, '$.completion_tokens'), 0))), 0) "
+        "AS total_tokens",
+    ]
+)
+
 _TRAJ_SELECT = (
     "SELECT t.*, r.code_version, r.ecot_version FROM trajectories t JOIN runs r ON r.id = t.run_id"
 )
@@ -320,6 +358,8 @@ def _turn_from_row(row: sqlite3.Row) -> Turn:
         observation_source=row["observation_source"],
         usage=json.loads(row["usage"]),
         gen_s=float(row["gen_s"]),
+        finish_reason=row["finish_reason"],
+        reasoning_content=row["reasoning_content"],
     )
 
 

@@ -92,6 +92,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX turns_label ON turns(label)",
         ),
     ),
+    Migration(
+        4,
+        "turn_finish_reason",
+        (
+            # Why the endpoint stopped ("length": cut off by max_tokens) and its separate reasoning field;
+            # NULL for turns stored before this migration and for generators that report neither.
+            "ALTER TABLE turns ADD COLUMN finish_reason TEXT",
+            "ALTER TABLE turns ADD COLUMN reasoning_content TEXT",
+        ),
+    ),
 )
 
 

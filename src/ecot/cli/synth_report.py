@@ -1,0 +1,54 @@
+"""What `ecot synth` prints when it ends: trajectories per domain, tokens and cost, why it stopped, and its exit status."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_BUDGET = 0, 1, 3
+
+
+def print_report(store: Any, run_id: int, summary: Any, prices: Any) -> None:
+    from ecot.cli.common import console
+    from ecot.usage import render_usage, run_models, usage_totals
+
+    console.print(summary_table(store, run_id, summary))
+    totals = usage_totals(store.usage_rows(run_id), run_models(store.runs()), prices)
+    if totals.all.turns:
+        console.print(render_usage(totals, title=f"run {run_id}: tokens and cost (all invocations)"))
+    if summary.stop_reason:
+        console.print(f"[yellow]stopped early: {summary.stop_reason}; rerun the same command to resume[/yellow]", highlight=False)
+
+
+def summary_table(store: Any, run_id: int, summary: Any) -> Any:
+    from rich.table import Table
+
+    per_domain: dict[str, Counter[str]] = defaultdict(Counter)
+    rounds: dict[str, list[int]] = defaultdict(list)
+    for traj in store.iter_trajectories(run_id=run_id, finished_only=False):
+        per_domain[traj.domain]["trajectories"] += 1
+        per_domain[traj.domain]["passed"] += traj.passed
+        per_domain[traj.domain]["turns"] += len(traj.turns)
+        if traj.passed:
+            rounds[traj.domain].append(len(traj.turns) - 1)
+    table = Table(title=f"run {run_id}: this invocation added {summary.turns} turns ({dict(summary.statuses)})")
+    for column in ("domain", "trajectories", "passed", "turns", "mean rounds to pass"):
+        table.add_column(column)
+    for domain, counts in sorted(per_domain.items()):
+        done = rounds[domain]
+        mean = f"{sum(done) / len(done):.2f}" if done else "-"
+        table.add_row(domain, str(counts["trajectories"]), str(counts["passed"]), str(counts["turns"]), mean)
+    captions = []
+    if summary.generator_errors:
+        captions.append(f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}")
+    if summary.harness_errors:  # the backend could not judge: a broken task bundle or toolchain, not the code
+        captions.append(f"{len(summary.harness_errors)} trajectories ended by Infra_Error: {summary.harness_errors[0]}")
+    table.caption = "\n".join(captions) or None
+    return table
+
+
+def exit_status(summary: Any, control: Any) -> int:
+    """1 for errors (a generator, a harness, a lost endpoint), else 3 when a budget stopped the run, else 0."""
+    if summary.generator_errors or summary.harness_errors or (summary.stop_reason and not control.budget_hit):
+        return EXIT_FAILED
+    return EXIT_BUDGET if summary.stop_reason else EXIT_OK
