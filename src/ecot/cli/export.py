@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ecot.export.options import FORMATS, OVER_LENGTH
+from ecot.export.options import FORMATS, OVER_LENGTH, ExportOptions
 from ecot.export.sample import KINDS, LAYOUTS
+
+if TYPE_CHECKING:
+    from ecot.export.pipeline import ExportReport
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fold.add_argument("--fold-concurrency", type=int, default=8, metavar="N", help="rewrite requests in flight (default 8)")
 
 
-def options_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def options_from(args: argparse.Namespace) -> ExportOptions:
     from ecot.errors import EcotError
-    from ecot.export import ExportOptions
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     unknown = sorted(set(formats) - set(FORMATS))
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_report(report, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+def print_report(report: ExportReport, args: argparse.Namespace) -> None:
     print(f"trajectories: {report.trajectories}")
     print(f"exported: {report.exported} ({', '.join(f'{s}: {n}' for s, n in sorted(report.splits.items())) or 'none'})")
     if args.kind == "sft":
@@ -132,7 +135,7 @@ def fold_options(args: argparse.Namespace) -> dict[str, str]:
     return options
 
 
-async def _export(args: argparse.Namespace, options):  # type: ignore[no-untyped-def]
+async def _export(args: argparse.Namespace, options: ExportOptions) -> ExportReport:
     from rich.progress import Progress
 
     from ecot.export import TraceRewriter, export_store, make_generator

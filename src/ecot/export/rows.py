@@ -14,6 +14,7 @@ from ecot.export.sample import Sample
 
 FLAT = ("metadata", "domain", "task_id", "run_id", "sample", "rounds")
 TOKEN_COLUMNS = ("tokens", "prompt_tokens", "completion_tokens")
+_CHATS = frozenset({"messages", "prompt", "completion", "chosen", "rejected"})
 
 
 def chat_columns(kind: str, layout: str) -> tuple[str, ...]:
@@ -33,8 +34,6 @@ def arrow_schema(kind: str, layout: str, with_tokens: bool) -> Any:
     types = {"metadata": pa.string(), "domain": pa.string(), "task_id": pa.string()}
     return pa.schema([(name, chat if name in _CHATS else types.get(name, pa.int64())) for name in columns(kind, layout, with_tokens)])
 
-
-_CHATS = frozenset({"messages", "prompt", "completion", "chosen", "rejected"})
 
 
 def train_row(sample: Sample, layout: str = "messages", tokens: dict[str, int] | None = None) -> dict[str, Any]:
