@@ -181,3 +181,20 @@ def test_dataset_card_describes_the_export(corpus: Path, tmp_path: Path) -> None
     for fact in ("| 1 | 40 |", "| Wrong_Answer | 40 |", "| python3 | Python 3.11.2 (40) |",
                  "| ecot bundled suites (the ecot team) | MIT | 40 |", "## Lengths (characters)"):
         assert fact in card, fact
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--max-tokens", "10"], "a token limit needs a tokenizer"),
+    (["--validation", "1.5"], "the validation share must be in [0, 1)"),
+    (["--kind", "preference", "--fold-with", "openai"], "applies to --kind sft only"),
+    (["--near-dup", "0"], "--near-dup must be in (0, 1]"),
+    (["--tokenizer", "/no/such/model"], "--tokenizer /no/such/model: model path"),
+])
+def test_bad_export_options_are_one_line_errors_before_any_file(corpus: Path, tmp_path: Path, extra: list[str],
+                                                                 message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from ecot.cli.main import main
+
+    assert main(["export", "--store", str(corpus), "--out", str(tmp_path / "out"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ecot: error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

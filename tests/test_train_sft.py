@@ -136,3 +136,15 @@ def test_over_long_rows_are_left_out_and_listed(tiny_model: Path, corpus: Path) 
     assert cut.too_long and all(item["task_id"].startswith("python/task") for item in cut.too_long)
     with pytest.raises(EcotError, match="no training row fits in 10 tokens"):
         load_corpus(corpus, tokenizer, 10)
+
+
+def test_bad_training_input_is_a_one_line_error(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in (
+        (["--data", str(tmp_path / "nowhere")], "no such file or folder"),
+        (["--data", str(corpus), "--model", "some-org/some-hub-model"], "nothing is downloaded"),
+        (["--data", str(corpus), "--max-steps", "0"], "--max-steps must be >= 1"),
+        (["--data", str(corpus), "--resume"], "no checkpoint-N folder"),
+    ):
+        assert main(["train", "sft", "--out", str(tmp_path / "out"), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ecot: error: ") and message in err, err

@@ -23,7 +23,10 @@ def load_tokenizer(name: str) -> Any:
 
     from ecot.generators.hf_local import quiet_transformers, resolve_source
 
-    source = resolve_source(name)
+    try:
+        source = resolve_source(name)
+    except EcotError as err:
+        raise EcotError(f"--tokenizer {name}: {str(err).removeprefix('hf generator: ')}") from None
     try:
         with quiet_transformers():
             if source.kind == "dir":

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ecot.errors import EcotError
-from ecot.train.data import Corpus, load_corpus
+from ecot.train.data import Corpus, load_corpus, split_files
 from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
 from ecot.train.plot import losses, plot_losses
 
@@ -84,6 +84,7 @@ def check_settings(settings: TrainSettings) -> None:
             raise EcotError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(settings, name)}")
     if settings.learning_rate <= 0 or settings.epochs <= 0:
         raise EcotError("--lr and --epochs must be > 0")
+    split_files(settings.data)  # a wrong --data fails before a model is converted or loaded
     found = checkpoints(settings.out)
     if settings.resume and not found:
         raise EcotError(f"--resume: no checkpoint-N folder in {settings.out}")
