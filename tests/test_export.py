@@ -59,9 +59,9 @@ def one_turn(task_id: str, domain: str, label: str = "Pass", code: str = "x = 1\
 def test_fold_walks_the_repair_path() -> None:
     sample = fold_trajectory(rtl_trajectory())
     assert sample is not None
-    user, assistant = sample["messages"]
-    assert (user["role"], assistant["role"]) == ("user", "assistant")
-    assert user["content"] == f"{SYSTEM}\n\n{TASK}"
+    system, user, assistant = sample["messages"]
+    assert (system["role"], user["role"], assistant["role"]) == ("system", "user", "assistant")
+    assert (system["content"], user["content"]) == (SYSTEM, TASK)
     thinking, answer = split_sample(sample)
     assert assistant["content"] == f"<think>\n{thinking}\n</think>\n\n{answer}"
     assert answer == f"```verilog\n{CODE2.rstrip()}\n```"
@@ -195,10 +195,10 @@ def run_export(store_path: Path, out: Path, rewriter: TraceRewriter | None = Non
 def test_export_loads_in_datasets_and_chat_templates(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     run = build_store(tmp_path / "s.db")
-    report = run_export(tmp_path / "s.db", tmp_path / "out")
+    report = run_export(tmp_path / "s.db", tmp_path / "out", validation=0.0)
     assert (report.trajectories, report.exported, report.skipped_not_passed, report.skipped_unverified) == (4, 2, 1, 1)
     out = tmp_path / "out"
-    assert sorted(p.name for p in out.iterdir()) == ["raw.jsonl", "train.jsonl", "train.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "raw.jsonl", "train.jsonl", "train.parquet"]
     loaded = {
         kind: datasets.load_dataset(kind, data_files=str(out / name), split="train", cache_dir=str(tmp_path / "hf"))
         for kind, name in (("json", "train.jsonl"), ("parquet", "train.parquet"))
@@ -206,11 +206,11 @@ def test_export_loads_in_datasets_and_chat_templates(tmp_path: Path) -> None:
     for ds in loaded.values():
         assert ds.num_rows == 2
         assert ds["task_id"] == ["rtl/counter", "py/a"] and ds["rounds"] == [2, 0] and ds["domain"] == ["rtl", "python"]
-        assert [[m["role"] for m in row] for row in ds["messages"]] == [["user", "assistant"]] * 2
+        assert [[m["role"] for m in row] for row in ds["messages"]] == [["system", "user", "assistant"]] * 2
         assert json.loads(ds[0]["metadata"])["run_id"] == run
     assert loaded["json"].to_list() == loaded["parquet"].to_list()
     first = loaded["parquet"][0]["messages"]
-    assert first[1]["content"].startswith("<think>\nAttempt 1.")
+    assert first[2]["content"].startswith("<think>\nAttempt 1.")
     raw = [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()]
     assert [(r["task_id"], r["status"], len(r["turns"])) for r in raw] == [
         ("rtl/counter", "passed", 3), ("py/a", "passed", 1), ("py/b", "failed", 1), ("rtl/counter", "passed", 3),
@@ -225,9 +225,9 @@ def test_export_loads_in_datasets_and_chat_templates(tmp_path: Path) -> None:
 
 def test_export_filters_and_formats(tmp_path: Path) -> None:
     build_store(tmp_path / "s.db")
-    report = run_export(tmp_path / "s.db", tmp_path / "py", domain="python", formats=("jsonl",))
+    report = run_export(tmp_path / "s.db", tmp_path / "py", domain="python", formats=("jsonl",), validation=0.0)
     assert (report.trajectories, report.exported) == (2, 1)
-    assert [p.name for p in (tmp_path / "py").iterdir()] == ["train.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "py").iterdir()) == ["README.md", "train.jsonl"]
     assert run_export(tmp_path / "s.db", tmp_path / "none", run_id=99).exported == 0
 
 
@@ -274,7 +274,7 @@ def test_fold_with_a_generator_rewrites_or_falls_back(tmp_path: Path, mode: str,
     assert (report.exported, report.rewritten, report.fallbacks) == (2, rewritten, fallbacks)
     assert len(generator.seen) == 2 and generator.seen[0][0]["role"] == "system"
     rows = [json.loads(line) for line in (tmp_path / "out" / "train.jsonl").read_text().splitlines()]
-    thinking = rows[0]["messages"][1]["content"]
+    thinking = rows[0]["messages"][-1]["content"]
     assert thinking.startswith("<think>\nFirst I reasoned it through. Attempt 1." if mode == "good" else "<think>\nAttempt 1.")
     assert "planning the rewrite" not in thinking  # the rewriter's own thinking is dropped
     assert json.loads(rows[0]["metadata"])["fold"] == ("llm:fake" if mode == "good" else "deterministic")
@@ -284,11 +284,12 @@ def test_cli_export_prints_counts(tmp_path: Path, capsys: pytest.CaptureFixture[
     build_store(tmp_path / "s.db")
     parser = argparse.ArgumentParser()
     export_cli.add_arguments(parser)
-    args = parser.parse_args(["--store", str(tmp_path / "s.db"), "--out", str(tmp_path / "out"), "--format", "jsonl,raw"])
+    args = parser.parse_args(["--store", str(tmp_path / "s.db"), "--out", str(tmp_path / "out"), "--format", "jsonl,raw",
+                              "--validation", "0"])
     assert export_cli.run(args) == 0
     printed = capsys.readouterr().out
     assert "exported: 2" in printed and "skipped (not passed): 1" in printed
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["raw.jsonl", "train.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["README.md", "raw.jsonl", "train.jsonl"]
     with pytest.raises(EcotError):
         export_cli.run(parser.parse_args(["--store", str(tmp_path / "s.db"), "--out", "x", "--format", "csv"]))
     with pytest.raises(EcotError):
@@ -307,7 +308,7 @@ def test_cli_fold_with_a_registered_generator(tmp_path: Path, capsys: pytest.Cap
     assert export_cli.run(parser.parse_args([*argv, "--fold-with", "replay", "--fold-opt", f"path={replay}"])) == 0
     assert "rewritten by replay: 2, fallbacks to the deterministic trace: 0" in capsys.readouterr().out
     row = json.loads((tmp_path / "out" / "train.jsonl").read_text().splitlines()[0])
-    assert row["messages"][1]["content"].startswith(f"<think>\n{prose.strip()}\n</think>\n\n```verilog\n")
+    assert row["messages"][-1]["content"].startswith(f"<think>\n{prose.strip()}\n</think>\n\n```verilog\n")
     assert json.loads(row["metadata"])["fold"] == "llm:replay"
 
 

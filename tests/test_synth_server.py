@@ -34,9 +34,11 @@ def test_synth_through_an_openai_compatible_server(tmp_path: Path) -> None:
         assert "Icarus Verilog" in json.loads(versions)["iverilog"]  # a real toolchain judged it
         assert json.loads(usage)["completion_tokens"] > 0
         assert source == "real"
-    corpus = datasets.load_dataset("json", data_files=str(out / "train.jsonl"), split="train")
+    splits = [str(out / name) for name in ("train.jsonl", "validation.jsonl") if (out / name).is_file()]
+    corpus = datasets.load_dataset("json", data_files=splits, split="train")
     assert len(corpus) == LIMIT
-    assistant = corpus[0]["messages"][1]["content"]
+    assert [m["role"] for m in corpus[0]["messages"]] == ["system", "user", "assistant"]
+    assistant = corpus[0]["messages"][-1]["content"]
     assert assistant.startswith("<think>") and "Syntax_Error" in assistant and "</think>" in assistant
 
 

@@ -18,8 +18,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("ecot.cli.evaluate", "evaluate reference solutions (or candidates) of a suite; print the outcome table"),
     "import": ("ecot.cli.import_suite", "convert a public benchmark layout (RTLLM, VerilogEval, KernelBench, Python JSONL) into an ecot suite"),
     "serve": ("ecot.cli.serve", "serve the embedded model or a replay file over an OpenAI-compatible HTTP API"),
-    "export": ("ecot.cli.export", "fold passed trajectories into ECoT samples; write train.jsonl/.parquet and raw.jsonl"),
+    "export": ("ecot.cli.export", "training-ready corpus: ECoT SFT samples, preference pairs or execution traces, split, deduplicated, with a dataset card"),
     "stats": ("ecot.cli.stats", "per-domain depth statistics of a store: thinking length, turns to pass, labels per round"),
+    "train": ("ecot.cli.train", "fine-tune a model on an exported corpus (sft: TRL, completion-only loss, LoRA optional)"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
 }
 

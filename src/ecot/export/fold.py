@@ -12,8 +12,9 @@ import difflib
 import re
 from typing import Any
 
-from ecot.outcome import INFRA_ERROR, NOT_RUN, Outcome, shown_metrics
-from ecot.trajectory import REAL, Trajectory, Turn
+from ecot.errors import EcotError
+from ecot.outcome import INFRA_ERROR, NOT_RUN, TRUNCATED, Outcome, shown_metrics
+from ecot.trajectory import REAL, Message, Trajectory, Turn
 
 LANGUAGE = {"rtl": "verilog", "python": "python", "gpu": "python", "cad": "python", "firmware": "c", "asm": "asm"}
 REASONING_CHARS = 2000  # per turn; long model thoughts are cut at a sentence end
@@ -51,20 +52,39 @@ def fold_trajectory(traj: Trajectory) -> dict[str, Any] | None:
 def make_sample(traj: Trajectory, trace: str, fold: str) -> dict[str, Any]:
     assistant = f"<think>\n{trace}\n</think>\n\n{final_answer(traj)}"
     return {
-        "messages": [{"role": "user", "content": user_prompt(traj)}, {"role": "assistant", "content": assistant}],
-        "metadata": metadata(traj, fold),
+        "messages": [*chat_prompt(traj), {"role": "assistant", "content": assistant}],
+        "metadata": {**metadata(traj, fold), "kind": "sft"},
     }
 
 
-def user_prompt(traj: Trajectory) -> str:
-    """System instructions (the router's domain guidance) and the task prompt, as one user turn."""
-    parts = [m["content"].strip() for m in traj.prompt_messages if m["role"] in ("system", "user")]
-    return "\n\n".join(part for part in parts if part)
+def chat_prompt(traj: Trajectory) -> list[dict[str, str]]:
+    """[system, user]: the domain instructions the generator saw, then the task.
+
+    A sample always opens with our own system message: without one, chat templates such as
+    SmolLM2's insert theirs ("You are a helpful AI assistant named SmolLM ..."). A stored prompt
+    without instructions gets the router's instructions for the domain.
+    """
+    system = _joined(traj.prompt_messages, "system") or domain_instructions(traj.domain)
+    return [{"role": "system", "content": system}, {"role": "user", "content": _joined(traj.prompt_messages, "user")}]
+
+
+def _joined(messages: list[Message], role: str) -> str:
+    return "\n\n".join(part for m in messages if m["role"] == role and (part := m["content"].strip()))
+
+
+def domain_instructions(domain: str) -> str:
+    from ecot import router
+    from ecot.task import Task
+
+    try:
+        return router.route(Task(id=f"{domain}/_", domain=domain, prompt="")).system
+    except EcotError:  # a domain without a prompts file: the instructions every domain shares
+        return str(router._load("common")["system"])
 
 
 def final_answer(traj: Trajectory) -> str:
     assert traj.final is not None and traj.final.code is not None
-    return _fence(traj.final.code, language(traj.domain))
+    return fence(traj.final.code, language(traj.domain))
 
 
 def split_sample(sample: dict[str, Any]) -> tuple[str, str]:
@@ -93,7 +113,7 @@ def build_trace(traj: Trajectory) -> str:
 
 def _first_attempt(turn: Turn, lang: str) -> str:
     intro = condense(turn.reasoning) or "I write a first implementation from the specification."
-    return "\n\n".join([f"Attempt 1. {intro}", _code_view(turn.code, lang, "My first version:"), _observation(turn, True)])
+    return "\n\n".join([f"Attempt 1. {intro}", _code_view(turn, lang, "My first version:"), _observation(turn, True)])
 
 
 def _revision(turn: Turn, seen: Outcome, previous_code: str | None, lang: str) -> str:
@@ -101,7 +121,7 @@ def _revision(turn: Turn, seen: Outcome, previous_code: str | None, lang: str) -
     if turn.code is None:
         change = "My answer this time held no code block, so there was nothing new to run."
     elif previous_code is None:
-        change = _code_view(turn.code, lang, "My new version:")
+        change = _code_view(turn, lang, "My new version:")
     else:
         change = _diff_view(previous_code, turn.code, turn.index)
     return "\n\n".join([f"My diagnosis and fix: {fix}", change, _observation(turn, False)])
@@ -147,14 +167,16 @@ def _metric(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _code_view(code: str | None, lang: str, title: str) -> str:
-    if code is None:
+def _code_view(turn: Turn, lang: str, title: str) -> str:
+    if turn.code is None:
+        if turn.outcome.label == TRUNCATED:
+            return "My answer was cut off before it was complete, so there was nothing to run."
         return "My answer held no code block, so there was nothing to run."
-    body = code.rstrip("\n")
+    body = turn.code.rstrip("\n")
     if len(body) > CODE_CHARS:
         kept = body[:CODE_CHARS].rsplit("\n", 1)[0]
         body = f"{kept}\n... ({body.count(chr(10)) - kept.count(chr(10))} more lines)"
-    return f"{title}\n{_fence(body, lang)}"
+    return f"{title}\n{fence(body, lang)}"
 
 
 def _diff_view(before: str, after: str, index: int) -> str:
@@ -167,7 +189,7 @@ def _diff_view(before: str, after: str, index: int) -> str:
         return "I keep the code unchanged."
     if len(lines) > DIFF_LINES:
         lines = lines[:DIFF_LINES] + [f"... ({len(lines) - DIFF_LINES} more diff lines)"]
-    return "The change:\n" + _fence("\n".join(lines), "diff")
+    return "The change:\n" + fence("\n".join(lines), "diff")
 
 
 def log_excerpt(outcome: Outcome) -> list[str]:
@@ -191,7 +213,7 @@ def condense(text: str, limit: int = REASONING_CHARS) -> str:
     return head[:cut].rstrip() + " [...]"
 
 
-def _fence(body: str, lang: str) -> str:
+def fence(body: str, lang: str) -> str:
     body = body.rstrip("\n")
     ticks = "````" if "```" in body else "```"  # keep a fence inside the code from closing ours
     return f"{ticks}{lang}\n{body}\n{ticks}"
@@ -219,6 +241,13 @@ def metadata(traj: Trajectory, fold: str) -> dict[str, Any]:
         "tool_versions": tool_versions(traj),
         "provenance": {k: v for k, v in prov.items() if k not in ("run_id", "status")},
     }
+
+
+def provenance_of(traj: Trajectory, kind: str) -> dict[str, Any]:
+    """The metadata of a sample that is not a folded trace (preference pairs, execution traces)."""
+    meta = metadata(traj, "")
+    del meta["fold"]
+    return {**meta, "kind": kind}
 
 
 def tool_versions(traj: Trajectory) -> dict[str, str]:

@@ -1,39 +1,32 @@
-"""Atomic writers for the export files: train.jsonl, train.parquet (folded samples), raw.jsonl (everything).
+"""Crash-safe export files: everything is written into a hidden staging folder inside the output
+folder and renamed into place only when the whole export succeeded.
 
-Each file is written to a temporary sibling and renamed into place only when the whole export
-succeeded, so a reader never sees a half-written corpus and a failed export leaves the old one.
+A reader never sees a half-written file, and a failed export leaves the previous corpus. The
+staging folder is named `.ecot-export.<pid>.<random>`: an export killed with SIGKILL cannot
+remove it, so the next export removes every staging folder whose process is gone (and the
+`.<file>.*.tmp` temporaries older ecot versions left). Files of an earlier export that this one
+does not write (a split or format it no longer produces) are removed, so the folder always holds
+one consistent export, described by its README.md.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 from ecot.trajectory import Trajectory
 
-TRAIN_JSONL = "train.jsonl"
-TRAIN_PARQUET = "train.parquet"
 RAW_JSONL = "raw.jsonl"
+CARD = "README.md"
+OWNED = re.compile(r"^(train|validation)\.(jsonl|parquet)$|^raw\.jsonl$|^README\.md$")
+STAGING = re.compile(r"^\.ecot-export\.(\d+)\.[A-Za-z0-9_]+$")
+OLD_TEMP = re.compile(r"^\.(train\.jsonl|train\.parquet|raw\.jsonl)\..+\.tmp$")
 PARQUET_BATCH = 512
-
-
-def train_row(sample: dict[str, Any]) -> dict[str, Any]:
-    """The row shared by JSONL and Parquet: chat messages, metadata as a JSON string, flat columns.
-
-    Metadata stays a string so heterogeneous provenance (int vs float settings, per-domain tool
-    names) can never break `datasets` schema inference.
-    """
-    meta = sample["metadata"]
-    return {
-        "messages": [{"role": m["role"], "content": m["content"]} for m in sample["messages"]],
-        "metadata": json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str),
-        "domain": meta["domain"],
-        "task_id": meta["task_id"],
-        "rounds": int(meta["rounds"]),
-    }
 
 
 def raw_row(traj: Trajectory) -> dict[str, Any]:
@@ -57,73 +50,32 @@ class RowWriter(Protocol):
 
     def write(self, row: dict[str, Any]) -> None: ...
 
-    def commit(self) -> None: ...
-
-    def abort(self) -> None: ...
-
-
-class _AtomicFile:
-    """A temp text file next to `path`, renamed over it on commit and deleted on abort."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.temp = _temp_sibling(path)
-        self.handle: IO[str] = open(self.temp, "w", encoding="utf-8")
-
-    def commit(self) -> None:
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.handle.close()
-        os.replace(self.temp, self.path)
-
-    def abort(self) -> None:
-        self.handle.close()
-        self.temp.unlink(missing_ok=True)
-
-
-def _temp_sibling(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    os.chmod(name, 0o644)  # mkstemp makes 0600; a corpus is meant to be shared
-    return Path(name)
+    def close(self) -> None: ...
 
 
 class JsonlWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file = _AtomicFile(path)
+        self._handle: IO[str] = open(path, "w", encoding="utf-8")
 
     def write(self, row: dict[str, Any]) -> None:
-        self._file.handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        self._handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
 
-    def commit(self) -> None:
-        self._file.commit()
-
-    def abort(self) -> None:
-        self._file.abort()
+    def close(self) -> None:
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
 
 
 class ParquetWriter:
-    """Buffers train rows and writes them in row groups with a fixed schema."""
+    """Buffers rows and writes them in zstd row groups with a fixed schema."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, schema: Any) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        self.path = path
-        self._pa = pa
-        self.schema = pa.schema(
-            [
-                ("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
-                ("metadata", pa.string()),
-                ("domain", pa.string()),
-                ("task_id", pa.string()),
-                ("rounds", pa.int32()),
-            ]
-        )
-        self._temp = _temp_sibling(path)
-        self._writer = pq.ParquetWriter(str(self._temp), self.schema, compression="zstd")
+        self.path, self.schema, self._pa = path, schema, pa
+        self._writer = pq.ParquetWriter(str(path), schema, compression="zstd")
         self._rows: list[dict[str, Any]] = []
 
     def write(self, row: dict[str, Any]) -> None:
@@ -136,23 +88,93 @@ class ParquetWriter:
             self._writer.write_table(self._pa.Table.from_pylist(self._rows, schema=self.schema))
             self._rows = []
 
-    def commit(self) -> None:
+    def close(self) -> None:
         self._flush()
         self._writer.close()  # writes the footer; an empty export still gets a valid schema-only file
-        with open(self._temp, "rb") as handle:
+        with open(self.path, "rb") as handle:
             os.fsync(handle.fileno())
-        os.replace(self._temp, self.path)
+
+
+class Staging:
+    """The staging folder of one export: open files in it, then commit (rename all) or abort."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        clean_stale(self.out_dir)
+        self.folder = Path(tempfile.mkdtemp(prefix=f".ecot-export.{os.getpid()}.", dir=self.out_dir))
+        self.writers: list[RowWriter] = []
+
+    def jsonl(self, name: str) -> JsonlWriter:
+        return self._keep(JsonlWriter(self.folder / name))
+
+    def parquet(self, name: str, schema: Any) -> ParquetWriter:
+        return self._keep(ParquetWriter(self.folder / name, schema))
+
+    def text(self, name: str, content: str) -> None:
+        with open(self.folder / name, "w", encoding="utf-8") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _keep(self, writer: Any) -> Any:
+        self.writers.append(writer)
+        return writer
+
+    def commit(self) -> list[Path]:
+        """Close every file, rename each into the output folder, drop files of an earlier export."""
+        for writer in self.writers:
+            writer.close()
+        names = sorted(p.name for p in self.folder.iterdir())
+        for stale in self.out_dir.iterdir():
+            if OWNED.match(stale.name) and stale.name not in names and stale.is_file():
+                stale.unlink()
+        card = [n for n in names if n == CARD]  # the card goes last: it describes the files beside it
+        for name in [n for n in names if n != CARD] + card:
+            os.replace(self.folder / name, self.out_dir / name)
+        self.folder.rmdir()
+        _fsync_dir(self.out_dir)
+        return [self.out_dir / name for name in names]
 
     def abort(self) -> None:
-        self._writer.close()
-        self._temp.unlink(missing_ok=True)
+        for writer in self.writers:
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001 - the folder goes anyway
+                pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def open_writer(fmt: str, out_dir: Path) -> RowWriter:
-    if fmt == "jsonl":
-        return JsonlWriter(out_dir / TRAIN_JSONL)
-    if fmt == "parquet":
-        return ParquetWriter(out_dir / TRAIN_PARQUET)
-    if fmt == "raw":
-        return JsonlWriter(out_dir / RAW_JSONL)
-    raise ValueError(f"unknown export format '{fmt}' (known: jsonl, parquet, raw)")
+def clean_stale(out_dir: Path) -> list[Path]:
+    """Remove staging folders of exports whose process is gone, and old-style temp files."""
+    removed = []
+    for entry in out_dir.iterdir():
+        staging = STAGING.match(entry.name)
+        if staging and entry.is_dir() and not _alive(int(staging.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+        elif OLD_TEMP.match(entry.name) and entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # a folder named with our pid is a leftover of an earlier process that had it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+

@@ -1,0 +1,177 @@
+"""Supervised fine-tuning with TRL's SFTTrainer: completion-only loss, optional LoRA, checkpoints.
+
+On a GPU the run uses bf16 autocast (and a bf16 frozen base under LoRA); on CPU it runs in float32
+and is meant for checking a setup end to end on a tiny model, not for real training. The trained
+model is saved as a plain transformers folder (LoRA adapters merged) under OUT/model, which
+`ecot serve --mode hf --model OUT/model` and the `hf` generator load directly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ecot.errors import EcotError
+from ecot.train.data import Corpus, load_corpus, split_files
+from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
+from ecot.train.plot import losses, plot_losses
+
+MODEL_DIR = "model"
+
+
+def _checkpointing_field() -> str:
+    """transformers 5 renamed gradient_checkpointing (and warns on the old name)."""
+    from trl import SFTConfig
+
+    return "activation_checkpointing" if "activation_checkpointing" in SFTConfig.__dataclass_fields__ else "gradient_checkpointing"
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    data: Path
+    out: Path
+    model: str = "smollm2"
+    max_steps: int = -1  # > 0 overrides epochs
+    epochs: float = 1.0
+    learning_rate: float = 2e-5
+    batch_size: int = 1
+    grad_accum: int = 8
+    max_length: int = 4096
+    lora: bool = False
+    lora_rank: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    activation_checkpointing: bool = False  # recompute activations: less memory for long rows, ~30% slower
+    device: str = "auto"
+    save_steps: int = 50
+    logging_steps: int = 1
+    resume: bool = False
+    seed: int = 0
+    limit: int | None = None  # train on the first N training rows only
+    threads: int = 0
+    cache_dir: Path | None = None
+
+
+@dataclass
+class TrainResult:
+    model_dir: Path
+    steps: int
+    train_rows: int
+    train_tokens: int
+    too_long: list[dict[str, Any]]
+    train_loss: list[tuple[int, float]] = field(default_factory=list)
+    eval_loss: float | None = None
+    device: str = "cpu"
+    bf16: bool = False
+    plot: Path | None = None
+
+
+def checkpoints(out: Path) -> list[Path]:
+    found = [p for p in Path(out).glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()]
+    return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
+
+
+def check_settings(settings: TrainSettings) -> None:
+    if settings.max_steps == 0 or settings.max_steps < -1:
+        raise EcotError(f"--max-steps must be >= 1, got {settings.max_steps}")
+    for name in ("batch_size", "grad_accum", "max_length", "save_steps", "logging_steps", "lora_rank"):
+        if getattr(settings, name) < 1:
+            raise EcotError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(settings, name)}")
+    if settings.learning_rate <= 0 or settings.epochs <= 0:
+        raise EcotError("--lr and --epochs must be > 0")
+    split_files(settings.data)  # a wrong --data fails before a model is converted or loaded
+    found = checkpoints(settings.out)
+    if settings.resume and not found:
+        raise EcotError(f"--resume: no checkpoint-N folder in {settings.out}")
+    if found and not settings.resume:
+        raise EcotError(f"{settings.out} holds checkpoints ({found[-1].name}): pass --resume, or choose another --out")
+
+
+def pick_device(device: str) -> tuple[str, bool]:
+    """(cpu | cuda[:n], bf16)."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise EcotError("--device cuda: no CUDA device is available")
+    return device, device.startswith("cuda") and torch.cuda.is_bf16_supported()
+
+
+def train_sft(settings: TrainSettings) -> TrainResult:
+    check_settings(settings)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    device, bf16 = pick_device(settings.device)
+    if device == "cpu":
+        import torch
+
+        from ecot.generators.hf_local import cpu_threads
+
+        torch.set_num_threads(cpu_threads(settings.threads))
+    folder = base_folder(settings.model, settings.cache_dir)
+    tokenizer = load_tokenizer(folder)
+    corpus = load_corpus(settings.data, tokenizer, settings.max_length, settings.limit)
+    trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+    trainer.train(resume_from_checkpoint=str(checkpoints(settings.out)[-1]) if settings.resume else None)
+    eval_loss = trainer.evaluate()["eval_loss"] if corpus.validation else None
+    model_dir = _save(trainer, tokenizer, settings)
+    history = trainer.state.log_history
+    result = TrainResult(model_dir, trainer.state.global_step, len(corpus.train), corpus.train_tokens, corpus.too_long,
+                         losses(history, "loss"), eval_loss, device, bf16)
+    result.plot = plot_losses(history, settings.out / "loss.png", f"ecot train sft: {settings.model}")
+    _write_summary(settings, result)
+    return result
+
+
+def _trainer(settings: TrainSettings, folder: Path, tokenizer: Any, corpus: Corpus, device: str, bf16: bool) -> Any:
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    config = SFTConfig(
+        output_dir=str(settings.out), max_steps=settings.max_steps, num_train_epochs=settings.epochs,
+        per_device_train_batch_size=settings.batch_size, per_device_eval_batch_size=settings.batch_size,
+        gradient_accumulation_steps=settings.grad_accum, learning_rate=settings.learning_rate,
+        lr_scheduler_type="cosine", warmup_steps=0.03, logging_steps=settings.logging_steps,
+        save_strategy="steps", save_steps=settings.save_steps, save_total_limit=3, seed=settings.seed,
+        bf16=bf16, fp16=False, use_cpu=device == "cpu", report_to="none",
+        **{_checkpointing_field(): settings.activation_checkpointing}, max_length=None,  # rows longer than --max-length were left out in load_corpus; none is cut
+        completion_only_loss=True, dataloader_pin_memory=device != "cpu",
+    )
+    model = load_model(folder, bf16=bf16 and settings.lora)  # full fine-tuning keeps float32 master weights
+    return SFTTrainer(
+        model=model, args=config, processing_class=tokenizer,
+        train_dataset=Dataset.from_list(corpus.train),
+        eval_dataset=Dataset.from_list(corpus.validation) if corpus.validation else None,
+        peft_config=lora_config(settings.lora_rank, settings.lora_alpha, settings.lora_dropout) if settings.lora else None,
+    )
+
+
+def _save(trainer: Any, tokenizer: Any, settings: TrainSettings) -> Path:
+    """OUT/model: a plain transformers folder (LoRA merged), written beside and renamed into place."""
+    model = trainer.model
+    if settings.lora:
+        model = model.merge_and_unload()
+    target = settings.out / MODEL_DIR
+    temp = settings.out / f".{MODEL_DIR}.tmp-{os.getpid()}"
+    shutil.rmtree(temp, ignore_errors=True)
+    model.save_pretrained(temp)
+    tokenizer.save_pretrained(temp)
+    shutil.rmtree(target, ignore_errors=True)
+    temp.rename(target)
+    return target
+
+
+def _write_summary(settings: TrainSettings, result: TrainResult) -> None:
+    final = result.train_loss[-1][1] if result.train_loss else math.nan
+    summary = {
+        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(settings).items()},
+        "steps": result.steps, "train_rows": result.train_rows, "train_tokens": result.train_tokens,
+        "too_long": result.too_long, "final_train_loss": final, "eval_loss": result.eval_loss,
+        "device": result.device, "bf16": result.bf16, "model_dir": str(result.model_dir),
+    }
+    (settings.out / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,150 @@
+"""`ecot train sft` on CPU: a tiny random Llama with the embedded SmolLM2 tokenizer, a few steps."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("trl")
+pytest.importorskip("peft")
+
+from ecot.cli.main import main  # noqa: E402
+from ecot.export import ExportOptions, export_store  # noqa: E402
+from ecot.store import TrajectoryStore  # noqa: E402
+from export_fixtures import store_with, trajectory  # noqa: E402
+
+TRAIN = ["--max-steps", "4", "--save-steps", "2", "--grad-accum", "1", "--lr", "1e-3", "--device", "cpu", "--threads", "1"]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from ecot.export.tokens import load_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny")
+    tokenizer = load_tokenizer("smollm2")
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    longer = [" ".join(["because"] * 15 * n) for n in range(8)]  # rows of different lengths
+    store_with(root / "s.db", [[(trajectory(f"python/task{n}", longer[n], n), 0, "passed") for n in range(8)]])
+    with TrajectoryStore(root / "s.db") as store:
+        asyncio.run(export_store(store, root / "out", ExportOptions(validation=0.3, seed=1, formats=("jsonl", "parquet"))))
+    assert (root / "out" / "validation.parquet").is_file()
+    return root / "out"
+
+
+def summary(out: Path) -> dict[str, Any]:
+    return json.loads((out / "train_summary.json").read_text())
+
+
+def history(checkpoint: Path) -> list[tuple[int, float]]:
+    state = json.loads((checkpoint / "trainer_state.json").read_text())
+    return [(e["step"], e["loss"]) for e in state["log_history"] if "loss" in e]
+
+
+@pytest.mark.slow
+def test_train_sft_then_resume_from_a_checkpoint(tiny_model: Path, corpus: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN]) == 0
+    assert "trained on" in capsys.readouterr().out
+    done = summary(out)
+    assert done["steps"] == 4 and math.isfinite(done["final_train_loss"]) and math.isfinite(done["eval_loss"])
+    assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "model" / "config.json").is_file() and {p.name for p in out.glob("checkpoint-*")} == {"checkpoint-2", "checkpoint-4"}
+    uninterrupted = history(out / "checkpoint-4")
+    assert [step for step, _ in uninterrupted] == [1, 2, 3, 4]
+    # a crash after step 2: the last checkpoint and the model are gone; --resume redoes steps 3 and 4
+    shutil.rmtree(out / "checkpoint-4")
+    shutil.rmtree(out / "model")
+    assert main(["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN]) == 2
+    assert "pass --resume" in capsys.readouterr().err
+    assert main(["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN, "--resume"]) == 0
+    resumed = history(out / "checkpoint-4")
+    assert [step for step, _ in resumed] == [1, 2, 3, 4]
+    assert all(math.isfinite(loss) for _, loss in resumed)
+    # the same run, picked up where it stopped
+    assert [loss for _, loss in resumed] == pytest.approx([loss for _, loss in uninterrupted], rel=1e-4)
+    assert summary(out)["steps"] == 4 and (out / "model" / "config.json").is_file()
+
+
+@pytest.mark.slow
+def test_trained_model_loads_in_the_hf_generator(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
+    from ecot.generators.hf_local import HFGenerator
+
+    out = tmp_path / "lora"
+    args = ["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN, "--lora", "--lora-r", "4"]
+    assert main(args) == 0
+    generator = HFGenerator(model=str(out / "model"), max_new_tokens=4, device="cpu", threads=1)
+    reply = generator.chat([{"role": "system", "content": "s"}, {"role": "user", "content": "Write add(a, b)."}])
+    assert generator.load_info["how"] == "dir" and reply.usage["completion_tokens"] > 0
+    assert not any("lora" in name for name in json.loads((out / "model" / "config.json").read_text()))  # adapters merged
+
+
+def test_loss_is_on_the_completion_only(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
+    from ecot.export.sample import Sample
+    from ecot.export.tokens import TokenCounter
+    from ecot.train.data import load_corpus
+    from ecot.train.model import load_tokenizer
+    from ecot.train.sft import TrainSettings, _trainer
+
+    tokenizer = load_tokenizer(tiny_model)
+    data = load_corpus(corpus, tokenizer, 4096)
+    trainer = _trainer(TrainSettings(corpus, tmp_path / "out", model=str(tiny_model), max_steps=1, device="cpu"),
+                       tiny_model, tokenizer, data, "cpu", False)
+    row, first = trainer.train_dataset[0], data.train[0]
+    counts = TokenCounter(tokenizer).count(Sample("sft", first["prompt"], {"completion": first["completion"]}, {}))
+    trained = [label for label in row["labels"] if label != -100]
+    assert len(row["input_ids"]) == counts["tokens"]
+    assert len(trained) == counts["completion_tokens"] and trained == row["input_ids"][counts["prompt_tokens"]:]
+    assert "<think>" in tokenizer.decode(trained)
+
+
+def test_over_long_rows_are_left_out_and_listed(tiny_model: Path, corpus: Path) -> None:
+    from ecot.errors import EcotError
+    from ecot.export.sample import Sample
+    from ecot.export.tokens import TokenCounter
+    from ecot.train.data import load_corpus
+    from ecot.train.model import load_tokenizer
+
+    tokenizer = load_tokenizer(tiny_model)
+    counter = TokenCounter(tokenizer)
+    full = load_corpus(corpus, tokenizer, 100_000)
+    lengths = [counter.count(Sample("sft", r["prompt"], {"completion": r["completion"]}, {}))["tokens"] for r in full.train]
+    limit = sorted(lengths)[len(lengths) // 2]
+    cut = load_corpus(corpus, tokenizer, limit)
+    assert cut.train == [row for row, n in zip(full.train, lengths) if n <= limit]  # kept rows are untouched
+    assert sorted(item["tokens"] for item in cut.too_long if item["split"] == "train") == sorted(n for n in lengths if n > limit)
+    assert cut.too_long and all(item["task_id"].startswith("python/task") for item in cut.too_long)
+    with pytest.raises(EcotError, match="no training row fits in 10 tokens"):
+        load_corpus(corpus, tokenizer, 10)
+
+
+def test_bad_training_input_is_a_one_line_error(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in (
+        (["--data", str(tmp_path / "nowhere")], "no such file or folder"),
+        (["--data", str(corpus), "--model", "some-org/some-hub-model"], "nothing is downloaded"),
+        (["--data", str(corpus), "--max-steps", "0"], "--max-steps must be >= 1"),
+        (["--data", str(corpus), "--resume"], "no checkpoint-N folder"),
+    ):
+        assert main(["train", "sft", "--out", str(tmp_path / "out"), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ecot: error: ") and message in err, err
