@@ -1,0 +1,95 @@
+"""The cross-domain hostile conformance suite: one list of attack classes, run against every backend.
+
+Each domain supplies, in `hostile/<domain>.py`, a `CASES` mapping from every `Attack` to one or more
+`Case`s (a candidate written the way that domain's hostile candidate would write it, and what counts
+as contained) or to `NotApplicable` with the reason the class cannot arise there. `test_hostile.py`
+runs every (domain, attack) pair; a domain that leaves an attack out fails the completeness test.
+
+Most cases are oracles: the candidate is right only if its attack worked, so a contained attack shows
+up as a failing label and an escape as Pass. A `Case` with `then` runs a second, wrong candidate in the
+same worker right after the hostile one: the second must still fail (no state survives a job).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, ContextManager, Iterator, Mapping, Sequence
+
+from ecot.outcome import PASS, Outcome
+
+
+class Attack(str, Enum):
+    """What a candidate optimised for Pass tries. The first group was found by hostile testing and
+    must stay in no domain's KNOWN_FAILURES; the second was contained before and must stay so."""
+
+    TAKEOVER = "takeover"  # ptrace, /proc/<pid>/mem or signals against the process that judges it
+    LINK_RACE = "link_race"  # an output swapped for a link or pipe to a host file between check and open
+    READ_REFERENCE = "read_reference"  # the task's reference, expected outputs, other tasks, bundled suites
+    FORGE_CHANNEL = "forge_channel"  # writes into the harness's own result channel (fds, status lines)
+    INSTRUMENTATION = "instrumentation"  # switches off what counts or times it (valgrind requests, timers)
+    HIDE_FROM_CHECKS = "hide_from_checks"  # a construct that makes a static check skip instead of fail
+    EARLY_EXIT = "early_exit"  # ends the run before the expected samples/tests ran, so a summary looks clean
+    DISK_FILL = "disk_fill"  # writes past the job's writable space
+    PERSIST = "persist"  # leaves something behind that changes the verdict of a later candidate
+    FORK_BOMB = "fork_bomb"
+    MEMORY_BOMB = "memory_bomb"
+    ENDLESS_LOOP = "endless_loop"
+    OUTPUT_FLOOD = "output_flood"
+    NETWORK = "network"
+    READ_SECRETS = "read_secrets"  # host files (/etc/shadow, /root) and the host's environment
+    WRITE_OUTSIDE = "write_outside"  # files outside the work dir
+    FORGED_PRINT = "forged_print"  # prints imitating a passing summary ("PASS", "Mismatches: 0")
+
+
+FOUND = (Attack.TAKEOVER, Attack.LINK_RACE, Attack.READ_REFERENCE, Attack.FORGE_CHANNEL, Attack.INSTRUMENTATION,
+         Attack.HIDE_FROM_CHECKS, Attack.EARLY_EXIT, Attack.DISK_FILL, Attack.PERSIST)
+
+
+def not_pass(outcome: Outcome) -> bool:
+    return outcome.label != PASS
+
+
+def label_in(*labels: str) -> Callable[[Outcome], bool]:
+    def check(outcome: Outcome) -> bool:
+        return outcome.label in labels
+
+    check.__name__ = f"label in {labels}"
+    return check
+
+
+@contextlib.contextmanager
+def nothing() -> Iterator[None]:
+    yield
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile candidate for one task, and what counts as contained."""
+
+    name: str
+    task_id: str
+    candidate: str
+    contained: Callable[[Outcome], bool] = not_pass  # judged on `then`'s outcome when `then` is set
+    then: str | None = None  # a wrong candidate run next in the same worker
+    wall_s: float | None = None  # a shorter limit for candidates that hang
+    options: Mapping[str, object] = field(default_factory=dict)
+    host: Callable[[], ContextManager[None]] = nothing  # host-side check around the run (files, processes)
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """Why an attack class cannot arise in a domain (kept short and checkable)."""
+
+    reason: str
+
+
+Entry = Case | Sequence[Case] | NotApplicable
+DomainCases = Mapping[Attack, Entry]
+
+
+def cases_of(entry: Entry) -> list[Case]:
+    if isinstance(entry, NotApplicable):
+        return []
+    return [entry] if isinstance(entry, Case) else list(entry)

@@ -1,0 +1,84 @@
+"""Every attack class against every backend (see framework.py for the case format)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any
+
+import pytest
+
+from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
+from .framework import FOUND, Attack, Case, DomainCases, NotApplicable, cases_of
+
+DOMAINS = ("rtl", "gpu", "cad", "firmware", "asm", "python")
+
+# (domain, attack) -> why it is not contained yet. Must stay empty for the classes in FOUND.
+KNOWN_FAILURES: dict[tuple[str, Attack], str] = {}
+
+
+def domain_cases(domain: str) -> DomainCases:
+    return importlib.import_module(f"{__package__}.{domain}").CASES  # type: ignore[no-any-return]
+
+
+def control_of(domain: str) -> Case:
+    return importlib.import_module(f"{__package__}.{domain}").CONTROL  # type: ignore[no-any-return]
+
+
+def _params() -> list[Any]:
+    params = []
+    for domain in DOMAINS:
+        for attack, entry in domain_cases(domain).items():
+            for case in cases_of(entry):
+                marks = []
+                if (domain, attack) in KNOWN_FAILURES:
+                    marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[(domain, attack)], strict=True))
+                params.append(pytest.param(domain, attack, case, id=f"{domain}-{attack.value}-{case.name}", marks=marks))
+    return params
+
+
+def run_case(case: Case, candidate: str) -> Any:
+    task = with_changes(bundled_task(case.task_id), dict(case.options) or None, case.wall_s)
+    return evaluate(task, candidate)
+
+
+@pytest.mark.parametrize(("domain", "attack", "case"), _params())
+def test_attack_is_contained(domain: str, attack: Attack, case: Case) -> None:
+    skip_unless_isolated()
+    with case.host():
+        outcome = run_case(case, case.candidate)
+        if case.then is not None:
+            outcome = run_case(case, case.then)
+    assert case.contained(outcome), f"{domain} / {attack.value} / {case.name} escaped: {describe(outcome)}"
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_oracle_control_passes(domain: str) -> None:
+    """Positive control: the domain's oracle passes when its 'attack' is harmless, so a failing label in
+    the cases above means the sandbox refused, not that the oracle is broken."""
+    case = control_of(domain)
+    outcome = run_case(case, case.candidate)
+    assert outcome.label == "Pass", describe(outcome)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_attack_class_is_covered(domain: str) -> None:
+    cases = domain_cases(domain)
+    missing = [a.value for a in Attack if a not in cases]
+    assert not missing, f"{domain} has no case (or NotApplicable) for: {missing}"
+    for attack, entry in cases.items():
+        if isinstance(entry, NotApplicable):
+            assert attack not in FOUND or entry.reason, f"{domain}/{attack.value}: say why it cannot arise"
+            assert len(entry.reason) > 20, f"{domain}/{attack.value}: a reason is a sentence"
+        else:
+            assert cases_of(entry), f"{domain}/{attack.value}: an empty case list tests nothing"
+
+
+def test_found_classes_are_not_known_failures() -> None:
+    assert not [key for key in KNOWN_FAILURES if key[1] in FOUND]
+
+
+def test_cases_are_unique() -> None:
+    names = [f"{d}-{a.value}-{c.name}" for d in DOMAINS for a, e in domain_cases(d).items() for c in cases_of(e)]
+    assert len(names) == len(set(names))
+    assert all(dataclasses.is_dataclass(c) for d in DOMAINS for e in domain_cases(d).values() for c in cases_of(e))
