@@ -12,12 +12,13 @@ import base64
 import importlib
 import os
 import resource
+import signal
 import sys
 import time
 import traceback
 from typing import Any
 
-from ecot import _supervisor
+from ecot import _jobfs, _supervisor
 
 
 def _virtual_size() -> int:
@@ -67,16 +68,21 @@ def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
             os._exit(code)
 
 
-def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
-    feeds = {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
-    pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
+def run_job(job: dict[str, Any], base_vsz: int, root: str | None) -> dict[str, Any]:
+    """Run one job in a fork; with a root (inside bubblewrap), contained as described in _contained."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    pipes: list[str] = []
+    if root is None:
+        feeds = _feeds(job)
+        pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
+        if root is not None:
+            _contained(job, out_w, err_w, base_vsz, root)
         _child(job, out_w, err_w, base_vsz)
     os.close(out_w)
     os.close(err_w)
@@ -103,6 +109,47 @@ def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
     }
 
 
+def _feeds(job: dict[str, Any]) -> dict[str, bytes]:
+    return {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
+
+
+def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root: str) -> None:
+    """In the forked child, never returning: the job's keeper. It enters a user, mount and PID namespace
+    of its own, makes the work root a private tmpfs holding only this job's folder (see _jobfs), and
+    forks the job as PID 1 of the new PID namespace, with a /proc that shows nothing else and without
+    capabilities. The warm interpreter and this keeper stay out of the job's sight and reach. When the
+    job's namespace has ended, the keeper copies its files back and exits as the job did."""
+    status = 125 << 8
+    try:
+        os.setsid()
+        _jobfs.libc().prctl(_jobfs.PR_SET_DUMPABLE, 1, 0, 0, 0)  # the id maps are written through /proc/self
+        _jobfs.enter_namespaces()
+        _jobfs.non_dumpable()
+        private = _jobfs.PrivateRoot(root, int(job["limits"].get("disk_mb", 512)))
+        host = private.enter(job["cwd"])
+        # the feeds' writer threads start first: no thread can be started once the PID namespace is new
+        paths = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in _feeds(job).items()]
+        _jobfs.new_pid_namespace()
+        pid = os.fork()
+        if pid == 0:
+            _jobfs.mount_proc()
+            _jobfs.drop_privileges()
+            _child(job, out_w, err_w, base_vsz)
+        os.close(out_w)
+        os.close(err_w)
+        _, status = os.waitpid(pid, 0)  # the job was PID 1 of its namespace: every process of it has ended
+        for path in paths:
+            _supervisor._release_fifo(path)
+        private.publish(job["cwd"], host)
+    except BaseException:  # noqa: BLE001 - the keeper failed: an infrastructure error, shown on the job's stderr
+        os.write(err_w, f"ecot: the job's sandbox could not be set up: {traceback.format_exc()}".encode())
+    finally:
+        if os.WIFSIGNALED(status):
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            os.kill(os.getpid(), os.WTERMSIG(status))
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 125)
+
+
 def _end_leftovers(exclusive_uid: bool) -> None:
     """Inside bubblewrap, as PID 1, clean the namespace; outside it, a uid of our own still lets us
     end everything a job left (kill(-1) reaches only this uid's processes, never ourselves)."""
@@ -118,7 +165,26 @@ def _end_leftovers(exclusive_uid: bool) -> None:
                 break
 
 
-def main(preload: list[str], exclusive_uid: bool = False) -> None:
+def _can_contain() -> bool:
+    """Whether a child can enter the namespaces _contained needs (tried in a throw-away fork)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _jobfs.enter_namespaces()
+            _jobfs.new_pid_namespace()
+            os._exit(0)
+        except BaseException:  # noqa: BLE001 - any failure means no
+            os._exit(1)
+    return os.waitpid(pid, 0)[1] == 0
+
+
+def main(preload: list[str], exclusive_uid: bool = False, root: str | None = None) -> None:
+    """root: the shared work root as mounted in the sandbox (None outside bubblewrap)."""
+    if root is not None and not _can_contain():
+        print("ecot warm interpreter: cannot create user namespaces; jobs run uncontained", file=sys.stderr)
+        root = None
+    _jobfs.non_dumpable()  # jobs share our uid: none may trace us or read our memory
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
     if os.getpid() != 1:  # outside bubblewrap: orphans of jobs become ours to reap (PR_SET_CHILD_SUBREAPER)
         try:
             import ctypes
@@ -134,10 +200,10 @@ def main(preload: list[str], exclusive_uid: bool = False) -> None:
         loaded.append(name)
     base_vsz = _virtual_size()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _supervisor.write_message(stdout, {"ready": loaded})
+    _supervisor.write_message(stdout, {"ready": loaded, "contained": root is not None})
     while (request := _supervisor.read_message(stdin)) is not None:
         try:
-            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz)]}
+            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, root)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
         _end_leftovers(exclusive_uid)
