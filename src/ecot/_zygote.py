@@ -114,11 +114,12 @@ def _feeds(job: dict[str, Any]) -> dict[str, bytes]:
 
 
 def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root: str) -> None:
-    """In the forked child, never returning: the job's keeper. It enters a user, mount and PID namespace
-    of its own, makes the work root a private tmpfs holding only this job's folder (see _jobfs), and
-    forks the job as PID 1 of the new PID namespace, with a /proc that shows nothing else and without
-    capabilities. The warm interpreter and this keeper stay out of the job's sight and reach. When the
-    job's namespace has ended, the keeper copies its files back and exits as the job did."""
+    """In the forked child, never returning: the job's keeper. It enters a user and mount namespace of
+    its own, makes the work root a private tmpfs holding only this job's folder (see _jobfs), and starts
+    a new PID namespace whose first process mounts a /proc of its own and forks the job, without
+    capabilities, as an ordinary process (the first one would ignore signals it sends itself). The warm
+    interpreter and the keeper stay out of the job's sight and reach. When the namespace has ended, with
+    every process of the job, the keeper copies the job's files back and exits as the job did."""
     status = 125 << 8
     try:
         os.setsid()
@@ -130,14 +131,17 @@ def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root:
         # the feeds' writer threads start first: no thread can be started once the PID namespace is new
         paths = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in _feeds(job).items()]
         _jobfs.new_pid_namespace()
-        pid = os.fork()
-        if pid == 0:
-            _jobfs.mount_proc()
-            _jobfs.drop_privileges()
-            _child(job, out_w, err_w, base_vsz)
+        status_r, status_w = os.pipe()
+        init = os.fork()
+        if init == 0:
+            os.close(status_r)
+            _namespace_init(job, out_w, err_w, base_vsz, status_w)
+        os.close(status_w)
         os.close(out_w)
         os.close(err_w)
-        _, status = os.waitpid(pid, 0)  # the job was PID 1 of its namespace: every process of it has ended
+        os.waitpid(init, 0)  # the namespace ended with its first process: every process of the job is gone
+        reported = os.read(status_r, 16)
+        status = int(reported) if reported.strip().isdigit() else status
         for path in paths:
             _supervisor._release_fifo(path)
         private.publish(job["cwd"], host)
@@ -148,6 +152,29 @@ def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root:
             signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
             os.kill(os.getpid(), os.WTERMSIG(status))
         os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 125)
+
+
+def _namespace_init(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, status_w: int) -> None:
+    """PID 1 of the job's namespace: a /proc of its own, then the job as its child; reports the job's
+    wait status to the keeper and exits, which ends whatever the job left running."""
+    status = 125 << 8
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the only signals a job can send us are handled ones
+        _jobfs.mount_proc()
+        pid = os.fork()
+        if pid == 0:
+            os.close(status_w)
+            _jobfs.drop_privileges()
+            _child(job, out_w, err_w, base_vsz)
+        os.close(out_w)
+        os.close(err_w)
+        while True:  # reap orphans too, until the job itself has ended
+            found, status = os.wait()
+            if found == pid:
+                break
+    finally:
+        os.write(status_w, str(status).encode())
+        os._exit(0)
 
 
 def _end_leftovers(exclusive_uid: bool) -> None:
