@@ -13,7 +13,6 @@ fresh tmpfs of a fixed size mounted over the shared work root:
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import stat
 from typing import Any
