@@ -148,9 +148,18 @@ def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root:
     except BaseException:  # noqa: BLE001 - the keeper failed: an infrastructure error, shown on the job's stderr
         os.write(err_w, f"ecot: the job's sandbox could not be set up: {traceback.format_exc()}".encode())
     finally:
+        _exit_as(status)
+
+
+def _exit_as(status: int) -> None:
+    """End this process as the wait status says the job ended (a signal is re-raised on ourselves)."""
+    try:
         if os.WIFSIGNALED(status):
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-            os.kill(os.getpid(), os.WTERMSIG(status))
+            sig = os.WTERMSIG(status)
+            if sig not in (signal.SIGKILL, signal.SIGSTOP):
+                signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+    finally:
         os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 125)
 
 
