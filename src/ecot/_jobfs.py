@@ -17,8 +17,8 @@ import os
 import stat
 from typing import Any
 
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x4000, 0x40000
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x20, 0x4000, 0x40000
 MNT_DETACH = 0x2
 PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 4, 38
 INODES_PER_MB = 64  # a tmpfs also caps its file count, so a flood of empty files is bounded too
@@ -65,11 +65,6 @@ def enter_namespaces() -> None:
     _call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
 
 
-def new_pid_namespace() -> None:
-    """Our next child is PID 1 of a new PID namespace (after this, no new thread can be started)."""
-    _call("unshare", CLONE_NEWPID)
-
-
 def mount_tmpfs(path: str, size_mb: int, readonly: bool = False) -> None:
     options = f"size={max(size_mb, 1)}m,nr_inodes={max(size_mb, 16) * INODES_PER_MB},mode=0755"
     flags = MS_NOSUID | MS_NODEV | (MS_RDONLY if readonly else 0)
@@ -79,11 +74,6 @@ def mount_tmpfs(path: str, size_mb: int, readonly: bool = False) -> None:
 def hide(path: str) -> None:
     """Cover path with an empty read-only tmpfs (a job without caps cannot take it off)."""
     mount_tmpfs(path, 1, readonly=True)
-
-
-def mount_proc() -> None:
-    """A /proc of our own PID namespace over the inherited one (we are its first process)."""
-    _call("mount", b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | 0x8, None)  # 0x8: MS_NOEXEC
 
 
 def drop_privileges() -> None:
@@ -106,12 +96,17 @@ class PrivateRoot:
     than size_mb. Mounted once (an unmount costs milliseconds), emptied after every request."""
 
     def __init__(self, root: str, size_mb: int) -> None:
-        self.root = root
+        self.root, self.size_mb = root, size_mb
         self.host_root = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)  # before it is hidden
         mount_tmpfs(root, size_mb)
 
-    def enter(self, cwd: str) -> int:
-        """Copy the host's folder for cwd into the tmpfs; returns a descriptor of the host's folder."""
+    def enter(self, cwd: str, size_mb: int | None = None) -> int:
+        """Copy the host's folder for cwd into the tmpfs (resized to size_mb first, if given); returns a
+        descriptor of the host's folder."""
+        if size_mb is not None and size_mb != self.size_mb:
+            _call("mount", b"tmpfs", self.root.encode(), b"tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
+                  f"size={max(size_mb, 1)}m,nr_inodes={max(size_mb, 16) * INODES_PER_MB}".encode())
+            self.size_mb = size_mb
         relative = os.path.relpath(cwd, self.root)
         if relative.startswith(".."):
             raise ValueError(f"{cwd} is not under {self.root}")

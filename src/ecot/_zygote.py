@@ -3,7 +3,8 @@
 Runs inside bubblewrap as PID 1 of its namespace (like the supervisor). CadQuery or PyTorch take
 seconds to import; a fork of an interpreter that already holds them starts in milliseconds. Each job
 is Python source executed as __main__ in its own child: its own session, rlimits, cwd, environment
-and output pipes; after the job every leftover process ends and /tmp is emptied.
+and output pipes, no capabilities, a private size-limited work dir (see _jobfs); after
+the job every leftover process ends, its files are copied back and /tmp is emptied.
 """
 
 from __future__ import annotations
@@ -68,21 +69,21 @@ def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
             os._exit(code)
 
 
-def run_job(job: dict[str, Any], base_vsz: int, root: str | None) -> dict[str, Any]:
-    """Run one job in a fork; with a root (inside bubblewrap), contained as described in _contained."""
+def run_job(job: dict[str, Any], base_vsz: int, private: Any, exclusive_uid: bool) -> dict[str, Any]:
+    """Run one job in a fork. With a private root (inside bubblewrap), its work dir is copied into the
+    root's tmpfs first and published back after every process of the job has ended."""
+    host = private.enter(job["cwd"], int(job["limits"].get("disk_mb", 512))) if private is not None else None
+    feeds = {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
+    pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    pipes: list[str] = []
-    if root is None:
-        feeds = _feeds(job)
-        pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
-        if root is not None:
-            _contained(job, out_w, err_w, base_vsz, root)
+        if private is not None:
+            _jobfs.drop_privileges()  # the capabilities of our own user namespace are not the job's
         _child(job, out_w, err_w, base_vsz)
     os.close(out_w)
     os.close(err_w)
@@ -99,6 +100,13 @@ def run_job(job: dict[str, Any], base_vsz: int, root: str | None) -> dict[str, A
         os.close(err_r)
         for path in pipes:
             _supervisor._release_fifo(path)
+        _end_leftovers(exclusive_uid)  # nothing of the job may still write while its files are copied out
+        if host is not None:
+            try:
+                private.publish(job["cwd"], host)
+            finally:
+                os.close(host)
+                private.clear()
     return {
         "returncode": os.waitstatus_to_exitcode(status),
         "stdout": base64.b64encode(out).decode(),
@@ -107,83 +115,6 @@ def run_job(job: dict[str, Any], base_vsz: int, root: str | None) -> dict[str, A
         "output_overflow": overflow,
         "wall_s": time.monotonic() - start,
     }
-
-
-def _feeds(job: dict[str, Any]) -> dict[str, bytes]:
-    return {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
-
-
-def _contained(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, root: str) -> None:
-    """In the forked child, never returning: the job's keeper. It enters a user and mount namespace of
-    its own, makes the work root a private tmpfs holding only this job's folder (see _jobfs), and starts
-    a new PID namespace whose first process mounts a /proc of its own and forks the job, without
-    capabilities, as an ordinary process (the first one would ignore signals it sends itself). The warm
-    interpreter and the keeper stay out of the job's sight and reach. When the namespace has ended, with
-    every process of the job, the keeper copies the job's files back and exits as the job did."""
-    status = 125 << 8
-    try:
-        os.setsid()
-        _jobfs.libc().prctl(_jobfs.PR_SET_DUMPABLE, 1, 0, 0, 0)  # the id maps are written through /proc/self
-        _jobfs.enter_namespaces()
-        _jobfs.non_dumpable()
-        private = _jobfs.PrivateRoot(root, int(job["limits"].get("disk_mb", 512)))
-        host = private.enter(job["cwd"])
-        # the feeds' writer threads start first: no thread can be started once the PID namespace is new
-        paths = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in _feeds(job).items()]
-        _jobfs.new_pid_namespace()
-        status_r, status_w = os.pipe()
-        init = os.fork()
-        if init == 0:
-            os.close(status_r)
-            _namespace_init(job, out_w, err_w, base_vsz, status_w)
-        os.close(status_w)
-        os.close(out_w)
-        os.close(err_w)
-        os.waitpid(init, 0)  # the namespace ended with its first process: every process of the job is gone
-        reported = os.read(status_r, 16)
-        status = int(reported) if reported.strip().isdigit() else status
-        for path in paths:
-            _supervisor._release_fifo(path)
-        private.publish(job["cwd"], host)
-    except BaseException:  # noqa: BLE001 - the keeper failed: an infrastructure error, shown on the job's stderr
-        os.write(err_w, f"ecot: the job's sandbox could not be set up: {traceback.format_exc()}".encode())
-    finally:
-        _exit_as(status)
-
-
-def _exit_as(status: int) -> None:
-    """End this process as the wait status says the job ended (a signal is re-raised on ourselves)."""
-    try:
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            if sig not in (signal.SIGKILL, signal.SIGSTOP):
-                signal.signal(sig, signal.SIG_DFL)
-            os.kill(os.getpid(), sig)
-    finally:
-        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 125)
-
-
-def _namespace_init(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int, status_w: int) -> None:
-    """PID 1 of the job's namespace: a /proc of its own, then the job as its child; reports the job's
-    wait status to the keeper and exits, which ends whatever the job left running."""
-    status = 125 << 8
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the only signals a job can send us are handled ones
-        _jobfs.mount_proc()
-        pid = os.fork()
-        if pid == 0:
-            os.close(status_w)
-            _jobfs.drop_privileges()
-            _child(job, out_w, err_w, base_vsz)
-        os.close(out_w)
-        os.close(err_w)
-        while True:  # reap orphans too, until the job itself has ended
-            found, status = os.wait()
-            if found == pid:
-                break
-    finally:
-        os.write(status_w, str(status).encode())
-        os._exit(0)
 
 
 def _end_leftovers(exclusive_uid: bool) -> None:
@@ -201,24 +132,12 @@ def _end_leftovers(exclusive_uid: bool) -> None:
                 break
 
 
-def _can_contain() -> bool:
-    """Whether a child can enter the namespaces _contained needs (tried in a throw-away fork)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _jobfs.enter_namespaces()
-            _jobfs.new_pid_namespace()
-            os._exit(0)
-        except BaseException:  # noqa: BLE001 - any failure means no
-            os._exit(1)
-    return os.waitpid(pid, 0)[1] == 0
-
-
 def main(preload: list[str], exclusive_uid: bool = False, root: str | None = None) -> None:
-    """root: the shared work root as mounted in the sandbox (None outside bubblewrap)."""
-    if root is not None and not _can_contain():
-        print("ecot warm interpreter: cannot create user namespaces; jobs run uncontained", file=sys.stderr)
-        root = None
+    """root: the shared work root as mounted in the sandbox (None outside bubblewrap). Inside, we enter a
+    user and mount namespace of our own first (single-threaded, before any import), so that each job's work
+    dir can be a private tmpfs. Jobs keep /proc (PyTorch and CadQuery read /proc/cpuinfo and /proc/self);
+    in it they see us as PID 1, non-dumpable: our memory, environment and descriptors are closed to them."""
+    private = _private_root(root) if root is not None else None
     _jobfs.non_dumpable()  # jobs share our uid: none may trace us or read our memory
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
     if os.getpid() != 1:  # outside bubblewrap: orphans of jobs become ours to reap (PR_SET_CHILD_SUBREAPER)
@@ -236,11 +155,22 @@ def main(preload: list[str], exclusive_uid: bool = False, root: str | None = Non
         loaded.append(name)
     base_vsz = _virtual_size()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _supervisor.write_message(stdout, {"ready": loaded, "contained": root is not None})
+    _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None})
     while (request := _supervisor.read_message(stdin)) is not None:
         try:
-            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, root)]}
+            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, private, exclusive_uid)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
-        _end_leftovers(exclusive_uid)
+            _end_leftovers(exclusive_uid)
         _supervisor.write_message(stdout, reply)
+
+
+def _private_root(root: str) -> Any:
+    """Our own namespaces and the work root as a tmpfs (a _jobfs.PrivateRoot), or None if the kernel
+    refuses nested user namespaces (jobs then write to the shared folder, with a warning on the host)."""
+    try:
+        _jobfs.enter_namespaces()
+        return _jobfs.PrivateRoot(root, 512)
+    except OSError as err:
+        print(f"ecot warm interpreter: no private work dirs ({err})", file=sys.stderr)
+        return None
