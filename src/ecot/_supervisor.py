@@ -265,27 +265,65 @@ def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
     stream.flush()
 
 
-def serve() -> None:
-    """The supervisor loop: one job at a time until stdin closes."""
-    try:  # nothing in the sandbox may trace or inspect the supervisor
-        import ctypes
+def serve(root: str | None = None, keep_proc: bool = False, disk_mb: int = 0) -> None:
+    """The supervisor loop: one request (a pipeline of jobs) at a time until stdin closes.
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
-    except (OSError, AttributeError):
-        pass
+    root: the shared work root as mounted here. When this process can enter user and mount namespaces
+    of its own, the root becomes a private tmpfs of disk_mb holding only the current request's work
+    dir (see _jobfs), and /proc, which bubblewrap mounted so the namespaces could be entered, is
+    hidden again unless keep_proc.
+    """
+    private = _private_root(root, keep_proc, disk_mb) if root else None
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
     for folder in ("/tmp", "/dev/shm"):
         _startup_entries(folder)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    write_message(stdout, {"ready": True, "private": private is not None})
     while (request := read_message(stdin)) is not None:
         try:
-            reply: dict[str, Any] = {"results": run_jobs(request["jobs"], inherit_limits=True)}
+            reply: dict[str, Any] = {"results": _run_request(request["jobs"], private)}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
         _clean_namespace()
+        if private is not None:
+            private.clear()
         usage = resource.getrusage(resource.RUSAGE_SELF)
         reply["supervisor_cpu_s"] = usage.ru_utime + usage.ru_stime  # it lives under the jobs' CPU limit
         write_message(stdout, reply)
+
+
+def _private_root(root: str, keep_proc: bool, disk_mb: int) -> Any:
+    """Out of the jobs' reach (non-dumpable), in namespaces of our own where we may mount: the work root
+    as a size-limited tmpfs (a _jobfs.PrivateRoot), or None where namespaces cannot be entered."""
+    from ecot import _jobfs
+
+    try:
+        _jobfs.enter_namespaces()  # first: the id maps cannot be written once we are non-dumpable
+        if not keep_proc:
+            _jobfs.hide("/proc")
+        return _jobfs.PrivateRoot(root, disk_mb)
+    except OSError as err:
+        print(f"ecot supervisor: no private work dirs ({err}); jobs write to the shared folder", file=sys.stderr)
+        return None
+    finally:
+        _jobfs.non_dumpable()
+
+
+def _run_request(jobs: list[dict[str, Any]], private: Any) -> list[dict[str, Any]]:
+    """Run a pipeline; in the private root, the work dir is copied in first and published after."""
+    if private is None:
+        return run_jobs(jobs, inherit_limits=True)
+    cwd = jobs[0]["cwd"]
+    host = private.enter(cwd)
+    try:
+        results = run_jobs(jobs, inherit_limits=True)
+        if os.getpid() == 1:
+            kill_everyone_else()  # nothing of the jobs may still write while their files are copied out
+        private.publish(cwd, host)
+        return results
+    finally:
+        os.close(host)
 
 
 if __name__ == "__main__":

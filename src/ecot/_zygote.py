@@ -3,7 +3,8 @@
 Runs inside bubblewrap as PID 1 of its namespace (like the supervisor). CadQuery or PyTorch take
 seconds to import; a fork of an interpreter that already holds them starts in milliseconds. Each job
 is Python source executed as __main__ in its own child: its own session, rlimits, cwd, environment
-and output pipes; after the job every leftover process ends and /tmp is emptied.
+and output pipes, no capabilities, a private size-limited work dir (see _jobfs); after
+the job every leftover process ends, its files are copied back and /tmp is emptied.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import base64
 import importlib
 import os
 import resource
+import signal
 import sys
 import time
 import traceback
 from typing import Any
 
-from ecot import _supervisor
+from ecot import _jobfs, _supervisor
 
 
 def _virtual_size() -> int:
@@ -67,7 +69,10 @@ def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
             os._exit(code)
 
 
-def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
+def run_job(job: dict[str, Any], base_vsz: int, private: Any, exclusive_uid: bool) -> dict[str, Any]:
+    """Run one job in a fork. With a private root (inside bubblewrap), its work dir is copied into the
+    root's tmpfs first and published back after every process of the job has ended."""
+    host = private.enter(job["cwd"], int(job["limits"].get("disk_mb", 512))) if private is not None else None
     feeds = {name: base64.b64decode(data) for name, data in (job.get("feeds") or {}).items()}
     pipes = [_supervisor._open_fifo(os.path.join(job["cwd"], name), data) for name, data in feeds.items()]
     out_r, out_w = os.pipe()
@@ -77,6 +82,8 @@ def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
+        if private is not None:
+            _jobfs.drop_privileges()  # the capabilities of our own user namespace are not the job's
         _child(job, out_w, err_w, base_vsz)
     os.close(out_w)
     os.close(err_w)
@@ -93,6 +100,13 @@ def run_job(job: dict[str, Any], base_vsz: int) -> dict[str, Any]:
         os.close(err_r)
         for path in pipes:
             _supervisor._release_fifo(path)
+        _end_leftovers(exclusive_uid)  # nothing of the job may still write while its files are copied out
+        if host is not None:
+            try:
+                private.publish(job["cwd"], host)
+            finally:
+                os.close(host)
+                private.clear()
     return {
         "returncode": os.waitstatus_to_exitcode(status),
         "stdout": base64.b64encode(out).decode(),
@@ -118,7 +132,14 @@ def _end_leftovers(exclusive_uid: bool) -> None:
                 break
 
 
-def main(preload: list[str], exclusive_uid: bool = False) -> None:
+def main(preload: list[str], exclusive_uid: bool = False, root: str | None = None) -> None:
+    """root: the shared work root as mounted in the sandbox (None outside bubblewrap). Inside, we enter a
+    user and mount namespace of our own first (single-threaded, before any import), so that each job's work
+    dir can be a private tmpfs. Jobs keep /proc (PyTorch and CadQuery read /proc/cpuinfo and /proc/self);
+    in it they see us as PID 1, non-dumpable: our memory, environment and descriptors are closed to them."""
+    private = _private_root(root) if root is not None else None
+    _jobfs.non_dumpable()  # jobs share our uid: none may trace us or read our memory
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
     if os.getpid() != 1:  # outside bubblewrap: orphans of jobs become ours to reap (PR_SET_CHILD_SUBREAPER)
         try:
             import ctypes
@@ -134,11 +155,22 @@ def main(preload: list[str], exclusive_uid: bool = False) -> None:
         loaded.append(name)
     base_vsz = _virtual_size()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _supervisor.write_message(stdout, {"ready": loaded})
+    _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None})
     while (request := _supervisor.read_message(stdin)) is not None:
         try:
-            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz)]}
+            reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, private, exclusive_uid)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
-        _end_leftovers(exclusive_uid)
+            _end_leftovers(exclusive_uid)
         _supervisor.write_message(stdout, reply)
+
+
+def _private_root(root: str) -> Any:
+    """Our own namespaces and the work root as a tmpfs (a _jobfs.PrivateRoot), or None if the kernel
+    refuses nested user namespaces (jobs then write to the shared folder, with a warning on the host)."""
+    try:
+        _jobfs.enter_namespaces()
+        return _jobfs.PrivateRoot(root, 512)
+    except OSError as err:
+        print(f"ecot warm interpreter: no private work dirs ({err})", file=sys.stderr)
+        return None

@@ -37,6 +37,14 @@ def private_mounts() -> list[str]:
     return ["--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
 
 
+def source_mounts() -> list[str]:
+    """bubblewrap arguments for the folder holding the ecot package, read-only, so trusted code in a
+    sandbox can import it, with the bundled suites (references, tests) covered by an empty folder."""
+    package = Path(__file__).resolve().parent
+    src, suites = str(package.parent), str(package / "suites")
+    return ["--ro-bind", src, src, "--tmpfs", suites, "--remount-ro", suites]
+
+
 def work_root() -> Path:
     return Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
 

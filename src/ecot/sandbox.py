@@ -187,9 +187,9 @@ def run_steps(
         warn_unisolated_once()
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
-    served = isolated and not proc_fs and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
+    served = isolated and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
     if served and cwd.is_relative_to(shared_root()):
-        reply = server_for(limits).run(jobs)
+        reply = server_for(limits, proc_fs).run(jobs)
     else:
         reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
     if "error" in reply:

@@ -7,6 +7,7 @@ once. Jobs run in work dirs under one folder per process, shared with the server
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import select
 import shutil
@@ -25,11 +26,13 @@ from ecot.isolation import (
     private_mounts,
     ro_system_args,
     sandbox_uid,
+    source_mounts,
     user_process_count,
     work_root,
 )
 from ecot.task import Limits
 
+log = logging.getLogger(__name__)
 INNER_ROOT = "/ecot"  # where the shared folder appears inside: outside /tmp, which is emptied after each job
 
 
@@ -38,11 +41,13 @@ class SandboxServer:
 
     The supervisor itself runs under one set of limits as hard rlimits, so every job it spawns
     inherits them from the first instruction on, at no per-job cost; a process keeps one server per
-    set of limits in use.
+    set of limits (and /proc or not) in use. Inside, each request gets a private, size-limited work
+    dir (see _jobfs); jobs see /proc only in a server started with proc_fs.
     """
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, proc_fs: bool = False) -> None:
         self.limits = limits
+        self.proc_fs = proc_fs
         self.owner = os.getpid()
         self.root = shared_root()
         self.uid = sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
@@ -51,10 +56,13 @@ class SandboxServer:
 
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()
+        src = str(Path(__file__).resolve().parents[1])
+        boot = f"import sys; sys.path.insert(0, {src!r}); from ecot._supervisor import serve; serve({INNER_ROOT!r}, {self.proc_fs}, {self.limits.disk_mb})"
+        # /proc is mounted for the supervisor to enter its own namespaces; it hides it from jobs unless proc_fs
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts(), *extra]
-        args += ["--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
+        args += [*source_mounts(), "--proc", "/proc", "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
         args += ["--chdir", INNER_ROOT, "--clearenv"]
-        args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", Path(_supervisor.__file__).read_text()]
+        args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", boot]
         uid, limits = self.uid, self.limits
         # bubblewrap's monitor and the supervisor count against the process limit too
         procs = limits.procs + 2 if uid is not None else user_process_count() + limits.procs + 2
@@ -64,7 +72,17 @@ class SandboxServer:
             apply_limits()
             os.umask(0o022)  # job dirs stay readable by us, the host
 
-        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=drop, start_new_session=True)
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=drop, start_new_session=True)
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], STARTUP_S)
+        hello = _supervisor.read_message(proc.stdout) if ready else None
+        if not hello or "ready" not in hello:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"the sandbox supervisor did not start (exit {proc.poll()})")
+        if not hello.get("private"):
+            warn_shared_workdirs_once()
+        return proc
 
     def alive(self) -> bool:
         return self._proc.poll() is None
@@ -98,15 +116,24 @@ class SandboxServer:
         self._proc.wait()
 
 
-MAX_SERVERS = 4  # per process: one per set of limits in use, least recently used retired first
+MAX_SERVERS = 6  # per process: one per set of limits in use, least recently used retired first
 MIN_SERVER_MEMORY_MB = 64  # below this the supervisor could not live under the job's memory limit
-_servers: dict[tuple[int, Limits], SandboxServer] = {}
+STARTUP_S = 60.0
+_servers: dict[tuple[int, Limits, bool], SandboxServer] = {}
 _servers_lock = threading.Lock()
+_warned_shared = threading.Event()
 
 
-def server_for(limits: Limits) -> SandboxServer:
+def warn_shared_workdirs_once() -> None:
+    if not _warned_shared.is_set():
+        _warned_shared.set()
+        log.warning("the sandbox cannot create user namespaces inside bubblewrap: jobs write to the shared work "
+                    "folder without a size limit of their own (only the per-file limit applies)")
+
+
+def server_for(limits: Limits, proc_fs: bool = False) -> SandboxServer:
     """This process's long-lived sandbox for these limits, (re)started on demand; forks get their own."""
-    key = (os.getpid(), limits)
+    key = (os.getpid(), limits, proc_fs)
     with _servers_lock:
         server = _servers.pop(key, None)
         if server is None or not server.alive():
@@ -115,7 +142,7 @@ def server_for(limits: Limits) -> SandboxServer:
             mine = [k for k in _servers if k[0] == os.getpid()]
             if len(mine) >= MAX_SERVERS:
                 _servers.pop(mine[0]).close()
-            server = SandboxServer(limits)
+            server = SandboxServer(limits, proc_fs)
         _servers[key] = server  # re-inserted last: dict order is the LRU order
         return server
 

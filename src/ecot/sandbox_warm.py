@@ -36,11 +36,12 @@ from ecot.isolation import (
     private_mounts,
     ro_system_args,
     sandbox_uid,
+    source_mounts,
     user_process_count,
     work_root,
 )
 from ecot.sandbox import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
-from ecot.sandbox_server import INNER_ROOT, shared_root
+from ecot.sandbox_server import INNER_ROOT, shared_root, warn_shared_workdirs_once
 from ecot.task import Limits
 
 ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
@@ -48,9 +49,8 @@ STARTUP_S = 180.0
 
 
 class WarmPython:
-    def __init__(self, preload: Sequence[str], proc_fs: bool = True) -> None:
+    def __init__(self, preload: Sequence[str]) -> None:
         self.preload = tuple(preload)
-        self.proc_fs = proc_fs
         self.isolated = bwrap_available()
         if not self.isolated:
             warn_unisolated_once()
@@ -66,17 +66,18 @@ class WarmPython:
         python, mounts, site_dirs = self._interpreter()
         boot = (
             f"import sys, site; sys.path.insert(0, {src!r}); [site.addsitedir(d) for d in {site_dirs!r}]; "
-            f"from ecot._zygote import main; main({list(self.preload)!r}, {self.uid is not None})"
+            f"from ecot._zygote import main; main({list(self.preload)!r}, {self.uid is not None}, "
+            f"{INNER_ROOT if self.isolated else None!r})"
         )
         command = [python, "-I", *(["-S"] if site_dirs else []), "-c", boot]
         if not self.isolated:
             return command
         # the private /tmp comes first: the checkout or the venv bound next may live under /tmp
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts()]
-        for path in sorted({*mounts, src}):
+        for path in sorted(set(mounts)):
             args += ["--ro-bind", path, path]
-        args += ["--proc", "/proc"] if self.proc_fs else []
-        args += ["--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
+        # ecot without its bundled suites; /proc for the interpreter, each job gets one of its own (_zygote)
+        args += [*source_mounts(), "--proc", "/proc", "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
         args += ["--chdir", INNER_ROOT, "--clearenv"]
         for key, value in self._environment("/tmp").items():
             args += ["--setenv", key, value]
@@ -129,6 +130,8 @@ class WarmPython:
             proc.kill()
             proc.wait()
             raise SandboxError(f"the warm Python for {self.preload} did not start (exit {proc.poll()})")
+        if self.isolated and not hello.get("contained"):
+            warn_shared_workdirs_once()
         return proc
 
     def close(self) -> None:
@@ -205,17 +208,17 @@ def _version(python: str) -> tuple[int, ...]:
     return tuple(int(x) for x in out.stdout.split())
 
 
-_runners: dict[tuple[int, tuple[str, ...], bool], WarmPython] = {}
+_runners: dict[tuple[int, tuple[str, ...]], WarmPython] = {}
 _runners_lock = threading.Lock()
 
 
-def warm_python(preload: Sequence[str], proc_fs: bool = True) -> WarmPython:
+def warm_python(preload: Sequence[str]) -> WarmPython:
     """This process's warm interpreter for the preload set (started on first use)."""
-    key = (os.getpid(), tuple(preload), proc_fs)
+    key = (os.getpid(), tuple(preload))
     with _runners_lock:
         runner = _runners.get(key)
         if runner is None:
-            runner = _runners[key] = WarmPython(preload, proc_fs)
+            runner = _runners[key] = WarmPython(preload)
         return runner
 
 

@@ -33,6 +33,7 @@ class LimitsModel(BaseModel):
     output_kb: int = Field(default=Limits.output_kb, ge=1, le=1024 * 1024)
     file_mb: int = Field(default=Limits.file_mb, ge=1, le=65536)
     procs: int = Field(default=Limits.procs, ge=1, le=4096)
+    disk_mb: int = Field(default=Limits.disk_mb, ge=1, le=65536)
 
 
 class TaskModel(BaseModel):

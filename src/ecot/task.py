@@ -17,6 +17,7 @@ class Limits:
     output_kb: int = 1024
     file_mb: int = 64
     procs: int = 64
+    disk_mb: int = 512  # all the job may write in its work dir (a tmpfs: it counts in memory)
 
     def scaled(self, **overrides: float) -> Limits:
         return replace(self, **overrides)

@@ -3,8 +3,8 @@
 Three kinds of sandboxed job, each a fresh fork of one warm interpreter that imported CadQuery once
 (ecot.sandbox_warm), so an evaluation costs tens of milliseconds instead of a 3 s import:
 
-1. the reference script (or STEP file) is built once per task and process; its BREP is kept in a
-   host cache folder that no candidate job can see;
+1. the reference script (or STEP file) is built once per task and process; its BREP is kept in the
+   host process's memory, where no candidate job can reach it;
 2. the candidate script runs alone in its work dir and only exports its `result` solid as BREP;
 3. a separate check job, which never runs candidate code, reads both solids through read-once pipes
    and reports validity, measurements, exact IoU and mesh metrics as JSON lines.
@@ -21,11 +21,8 @@ import functools
 import hashlib
 import importlib.util
 import json
-import os
 import secrets
-import shutil
-import stat
-import tempfile
+from collections import OrderedDict
 import threading
 from importlib import metadata
 from pathlib import Path
@@ -50,6 +47,7 @@ PRELOAD = ("cadquery", "ecot.backends.cad_harness", "ecot.backends.cad_checks", 
 HARNESS = "from ecot.backends.cad_harness import main\nmain()\n"
 CHECKS = "from ecot.backends.cad_checks import main\nmain()\n"
 SCRIPT, SHAPE = "candidate.py", "result.brep"
+REFERENCE_CACHE_ENTRIES = 256
 CHECK_FLOOR = Limits(wall_s=60.0, cpu_s=60.0, memory_mb=3072, output_kb=1024, file_mb=64, procs=16)
 
 
@@ -73,8 +71,7 @@ class CadBackend(Backend):
     requires: ClassVar[dict[str, float]] = {"memory_mb": 3072}
 
     def __init__(self) -> None:
-        self._references: dict[str, Path] = {}
-        self._cache_dir: Path | None = None
+        self._references: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     def check_tools(self) -> None:
@@ -100,7 +97,7 @@ class CadBackend(Backend):
         if isinstance(built, Outcome):
             return built
         shape, script_log = built
-        report, check_log = self.check(shape, reference.read_bytes(), limits, task.limits)
+        report, check_log = self.check(shape, reference, limits, task.limits)
         log = f"{script_log}\n--- checks ---\n{check_log}".strip()
         return self._verdict(report, limits, log)
 
@@ -125,7 +122,7 @@ class CadBackend(Backend):
             failed = verdict.script_outcome(result, verdict.parse_status(result.stdout, token), code, limits, log)
             if failed is not None:
                 return failed
-            shape = _read_output(work / SHAPE, limits.file_mb << 20)
+            shape = read_output(work, SHAPE, limits)
         if shape is None:
             return Outcome(verdict.RUNTIME_ERROR, "the script finished but its exported solid is missing or not a "
                            "regular file", truncate_log(log))
@@ -179,8 +176,9 @@ class CadBackend(Backend):
             return self.runner().run(work, code, limits, argv=argv, feeds=feeds)
 
     # -- the reference --------------------------------------------------------------------------------
-    def reference_shape(self, task: Task) -> Path:
-        """The reference solid as a BREP file in this process's cache folder, built on first use."""
+    def reference_shape(self, task: Task) -> bytes:
+        """The reference solid as BREP bytes, built on first use and kept in memory (least recently used
+        dropped first): no file of it exists that a job, or a process left behind, could find."""
         step = task.option("reference_step")
         if step is not None and step not in task.files:
             raise ReferenceFailed(f"task {task.id}: reference_step {step!r} is not a bundle file")
@@ -189,17 +187,15 @@ class CadBackend(Backend):
             raise ReferenceFailed(f"task {task.id}: no reference script or reference_step to compare against")
         key = hashlib.sha256(f"{'step' if step else 'script'}\0{source}".encode()).hexdigest()[:32]
         with self._lock:
-            cached = self._references.get(key)
-            if cached is not None and cached.is_file():
-                return cached
+            if key in self._references:
+                self._references.move_to_end(key)
+                return self._references[key]
         data = self._build_reference(task, source, bool(step))
         with self._lock:
-            if self._cache_dir is None:
-                self._cache_dir = Path(tempfile.mkdtemp(prefix="ecot-cad-ref-"))
-            path = self._cache_dir / f"{key}.brep"
-            path.write_bytes(data)
-            self._references[key] = path
-        return path
+            self._references[key] = data
+            while len(self._references) > REFERENCE_CACHE_ENTRIES:
+                self._references.popitem(last=False)
+        return data
 
     def _build_reference(self, task: Task, source: str, is_step: bool) -> bytes:
         limits = _check_limits(task.limits)
@@ -212,16 +208,14 @@ class CadBackend(Backend):
         with sandbox.workdir("ecot-cad-ref-") as work:
             sandbox.write_files(work, {"reference.step": source})
             result = self._job(work, HARNESS, limits, ["reference.step", SHAPE, token, "--step"])
-            data = _read_output(work / SHAPE, limits.file_mb << 20)
+            data = read_output(work, SHAPE, limits)
         if data is None or not result.ok:
             raise ReferenceFailed(f"task {task.id}: the reference STEP file did not load: {result.output[-300:]}")
         return data
 
     def close(self) -> None:
         with self._lock:
-            if self._cache_dir is not None:
-                shutil.rmtree(self._cache_dir, ignore_errors=True)
-            self._cache_dir, self._references = None, {}
+            self._references.clear()
 
 
 def preload() -> tuple[str, ...]:
@@ -263,14 +257,7 @@ def _check_failure(result: sandbox.ExecResult, limits: Limits) -> str:
     return f"the check job failed (exit {result.returncode}): {tail[0][:300]}"
 
 
-def _read_output(path: Path, limit: int) -> bytes | None:
-    """A file a job wrote, read without following links and only if it is a regular file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        return handle.read(limit + 1)
+def read_output(work: Path, name: str, limits: Limits) -> bytes | None:
+    """A file a job wrote, if it is a regular file within the file size limit (never through a link)."""
+    data = sandbox.read_job_file(work, name, (limits.file_mb << 20) + 1)
+    return None if data is None or len(data) > limits.file_mb << 20 else data

@@ -62,13 +62,13 @@ def export_main(argv: list[str] | None = None) -> None:
 def preview(task: Task, candidate: str, out_dir: Path, png: bool = True, backend: Any = None) -> Preview:
     """Evaluate the candidate, then export and draw it next to the reference into out_dir."""
     from ecot.backends import get_backend
-    from ecot.backends.cad import _read_output
+    from ecot.backends.cad import read_output
 
     backend = backend or get_backend("cad")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     shown = Preview(outcome=backend.run(task, candidate))
-    feeds = {"reference.brep": backend.reference_shape(task).read_bytes()}
+    feeds = {"reference.brep": backend.reference_shape(task)}
     built = backend.run_script(candidate, task.limits)
     if not isinstance(built, Outcome):
         feeds["candidate.brep"] = built[0]
@@ -81,12 +81,12 @@ def preview(task: Task, candidate: str, out_dir: Path, png: bool = True, backend
             raise RuntimeError(f"the preview export failed: {result.output[-500:]}")
         for kind in kinds:
             for suffix in (".step", ".stl"):
-                data = _read_output(work / f"{kind}{suffix}", limits.file_mb << 20)
+                data = read_output(work, f"{kind}{suffix}", limits)
                 if data is not None:
                     target = out_dir / f"{kind}{suffix}"
                     target.write_bytes(data)
                     shown.files[target.name] = target
-        raw = _read_output(work / MESH_FILE, limits.file_mb << 20)
+        raw = read_output(work, MESH_FILE, limits)
     if png and raw is not None:
         shown.png = render_png(json.loads(raw), out_dir / "preview.png", _title(task, shown.outcome))
     return shown

@@ -36,7 +36,7 @@ from ecot.backends import gpu_outcome as out
 from ecot.backends.base import Backend, tool_version
 from ecot.backends.gpu_job_common import without_class
 from ecot.backends.gpu_options import GpuOptions
-from ecot.backends.gpu_runner import JobResult, JobRunner, gpu_device_nodes, regular_file, strip_tag
+from ecot.backends.gpu_runner import JobResult, JobRunner, gpu_device_nodes, job_file, strip_tag
 from ecot.errors import ToolMissingError
 from ecot.outcome import Outcome, infra_error
 from ecot.task import Limits, Task
@@ -117,8 +117,9 @@ class GpuBackend(Backend):
         log = out.joined_log(strip_tag(cand.exec.output, jobs.tag))
         metrics: dict[str, Any] = {"device": device, **_plan_metrics(plan, opts)}
         notes: list[str] = []
-        if device == "cpu" and opts.resource_check and regular_file(cand.folder, "launches.jsonl"):
-            failed = self._resources(task, opts, candidate, cand, jobs, log, metrics, notes)
+        launches = job_file(cand.folder, "launches.jsonl", 1 << 20) if device == "cpu" and opts.resource_check else None
+        if launches is not None:
+            failed = self._resources(task, opts, candidate, launches, jobs, log, metrics, notes)
             if failed is not None:
                 return _finish(failed, metrics, notes)
         failed = out.candidate_outcome(task, cand, log)
@@ -135,14 +136,12 @@ class GpuBackend(Backend):
                                    "which would make any measured speedup meaningless", log), metrics, notes)
         return _finish(self._verdict(task, opts, model, plan, cand, jobs, log), metrics, notes)
 
-    def _resources(self, task: Task, opts: GpuOptions, candidate: str, cand: JobResult, jobs: JobRunner, log: str,
+    def _resources(self, task: Task, opts: GpuOptions, candidate: str, recorded: bytes, jobs: JobRunner, log: str,
                    metrics: dict[str, Any], notes: list[str]) -> Outcome | None:
         target = gpu_limits.arch(opts.target)
         job = {"target": target.name, "max_kernels": opts.max_kernels}
         limits = Limits(wall_s=opts.compile_wall_s, cpu_s=opts.compile_wall_s, memory_mb=max(task.limits.memory_mb, 4096),
                         output_kb=4096, file_mb=256, procs=64)
-        launches = regular_file(cand.folder, "launches.jsonl", 1 << 20)
-        recorded = launches.read_bytes() if launches else b""
         key = hashlib.sha256(b"\0".join([candidate.encode(), recorded, json.dumps(job).encode()])).hexdigest()
         report = self._compiled.get(key)
         if report is None:
@@ -165,8 +164,8 @@ class GpuBackend(Backend):
             return infra_error("the candidate builds CUDA code (load_inline) and this machine has neither a GPU nor "
                                "the tool 'nvcc' to check it", log)
         target = gpu_limits.arch(opts.target)
-        path = regular_file(cand.folder, "cuda_sources.jsonl", 4 << 20)
-        entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path else []
+        sources = job_file(cand.folder, "cuda_sources.jsonl", 4 << 20) or b""
+        entries = [json.loads(line) for line in sources.decode("utf-8", "replace").splitlines() if line.strip()]
         summary = []
         for entry in entries:
             code = gpu_cuda.device_code(str(entry.get("cuda", "")))
@@ -205,12 +204,12 @@ class GpuBackend(Backend):
         copies = {}
         for name, produced in wanted.items():
             if isinstance(produced, str) and re.fullmatch(r"(out|timed)_[0-9a-f]{16}\.pt", produced):
-                if (path := regular_file(cand.folder, produced)) is not None:
-                    copies[name] = path
+                if (data := job_file(cand.folder, produced)) is not None:
+                    copies[name] = data
         limits = _trusted_limits(task)
         if plan["device"] == "cuda" and opts.timing and opts.compare_compile:
             limits = limits.scaled(wall_s=max(limits.wall_s, 600.0), cpu_s=max(limits.cpu_s, 600.0))  # torch.compile
-        result = jobs.run("gpu_job_verdict", job, limits, copies=copies, feeds={"model.py": model.encode()})
+        result = jobs.run("gpu_job_verdict", job, limits, files=copies, feeds={"model.py": model.encode()})
         outcome = out.verdict_outcome(result.report, result, log)
         if outcome.passed and result.report is not None:
             timing = (cand.report or {}).get("timing")
@@ -235,8 +234,9 @@ def _plan_metrics(plan: dict[str, Any], opts: GpuOptions) -> dict[str, Any]:
 def _trusted_limits(task: Task) -> Limits:
     """The reference's own jobs: at least a minute, so a slow reference is not blamed on the candidate."""
     base = task.limits
+    file_mb = max(base.file_mb, 1024)  # the verdict job reads the candidate's outputs and writes none of its own
     return base.scaled(wall_s=max(base.wall_s, 60.0), cpu_s=max(base.cpu_s, 60.0), memory_mb=max(base.memory_mb, 2048),
-                       file_mb=max(base.file_mb, 1024))
+                       file_mb=file_mb, disk_mb=max(base.disk_mb, 2 * file_mb + 64))
 
 
 def _finish(outcome: Outcome, metrics: dict[str, Any], notes: list[str]) -> Outcome:

@@ -1,7 +1,7 @@
 """Host side of the GPU domain's jobs: each job runs in a fresh fork of a warm, sandboxed Python that
 already imported torch, in a fresh work dir of its own. Files pass between jobs only through the host,
-which copies regular files it expects and nothing else, so a file (or pipe, or link) the candidate
-leaves behind can neither feed nor block a later job.
+which reads the regular files it expects (sandbox.read_job_file, never through a link) and nothing else,
+so a file (or pipe, or link) the candidate leaves behind can neither feed nor block a later job.
 
 On a machine with NVIDIA device nodes the warm Python also sees /dev/nvidia* (bubblewrap `--dev-bind`)
 and /sys read-only, which CUDA needs; elsewhere nothing changes.
@@ -13,7 +13,6 @@ import glob
 import json
 import os
 import secrets
-import shutil
 import stat
 import threading
 from contextlib import ExitStack
@@ -84,14 +83,10 @@ class JobRunner:
         self.runner = warm_runner(gpu)
 
     def run(self, module: str, job: Mapping[str, Any], limits: Limits, *, files: Mapping[str, bytes] | None = None,
-            copies: Mapping[str, Path] | None = None, feeds: Mapping[str, bytes] | None = None,
-            env: Mapping[str, str] | None = None) -> JobResult:
+            feeds: Mapping[str, bytes] | None = None, env: Mapping[str, str] | None = None) -> JobResult:
         folder = self.stack.enter_context(sandbox.workdir("ecot-gpu-"))
         for name, data in (files or {}).items():
             (folder / name).write_bytes(data)
-        for name, source in (copies or {}).items():
-            if source.exists():
-                shutil.copyfile(source, folder / name)
         all_feeds = {"job.json": json.dumps({**job, "tag": self.tag}).encode(), **(feeds or {})}
         code = f"from ecot.backends.{module} import main\nmain()\n"
         if self.gpu:  # CUDA reserves tens of GB of address space: RLIMIT_AS cannot bound a CUDA process
@@ -117,16 +112,10 @@ class JobRunner:
         return report, progress
 
 
-def regular_file(folder: Path, name: str, max_bytes: int = MAX_COPY_BYTES) -> Path | None:
-    """folder/name when it is a plain file of sane size (never a link, pipe or folder)."""
-    path = folder / name
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-        return None
-    return path
+def job_file(folder: Path, name: str, max_bytes: int = MAX_COPY_BYTES) -> bytes | None:
+    """The bytes of folder/name when it is a plain file within max_bytes (never through a link or pipe)."""
+    data = sandbox.read_job_file(folder, name, max_bytes + 1)
+    return None if data is None or len(data) > max_bytes else data
 
 
 def strip_tag(text: str, tag: str) -> str:

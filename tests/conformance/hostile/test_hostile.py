@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import importlib.util
 from typing import Any
 
 import pytest
+from scripted_world_model import ScriptedWorldModel
+
+from ecot.backends import get_backend
+from ecot.icwm.base import Prediction
+from ecot.icwm.environment import WorldModelEnvironment
+from ecot.outcome import PASS, Outcome
+from ecot.trajectory import REAL
 
 from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 from .framework import FOUND, Attack, Case, DomainCases, NotApplicable, cases_of
@@ -92,3 +100,28 @@ def test_cases_are_unique() -> None:
     names = [f"{d}-{a.value}-{c.name}" for d in DOMAINS for a, e in domain_cases(d).items() for c in cases_of(e)]
     assert len(names) == len(set(names))
     assert all(dataclasses.is_dataclass(c) for d in DOMAINS for e in domain_cases(d).values() for c in cases_of(e))
+
+
+class _Backends:
+    """The real backends, called directly (what the executor does in a worker)."""
+
+    async def observe(self, task: Any, code: str) -> Outcome:
+        return await asyncio.to_thread(get_backend(task.domain).run, task, code)
+
+
+FORGING = (Attack.TAKEOVER, Attack.FORGE_CHANNEL, Attack.EARLY_EXIT, Attack.READ_REFERENCE)
+
+
+@pytest.mark.parametrize(("domain", "attack", "case"),
+                         [p for p in _params() if p.values[1] in FORGING and p.values[2].then is None])
+def test_a_world_model_pass_is_rerun_for_real(domain: str, attack: Attack, case: Case) -> None:
+    """Against the world-model environment: a model that predicts Pass for every hostile candidate
+    changes nothing, since a predicted Pass is always re-run on the real backend."""
+    skip_unless_isolated()
+    model = ScriptedWorldModel(lambda code: Prediction(Outcome(PASS, "predicted"), 1.0), frozenset(DOMAINS))
+    environment = WorldModelEnvironment(model, real=_Backends())
+    task = with_changes(bundled_task(case.task_id), dict(case.options) or None, case.wall_s)
+    with case.host():
+        outcome, source = asyncio.run(environment.observe_sourced(task, case.candidate))
+    assert source == REAL and environment.stats.verified == 1
+    assert case.contained(outcome), f"{domain} / {attack.value} / {case.name} escaped: {describe(outcome)}"
