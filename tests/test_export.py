@@ -246,6 +246,36 @@ def test_failed_export_keeps_the_previous_files(tmp_path: Path) -> None:
     assert (out / "train.jsonl").read_text() == "previous\n"
 
 
+def test_an_install_that_fails_halfway_is_finished_by_the_next_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rename that fails after the commit point (say, the disk filled) must not leave two exports
+    mixed for good: the complete staging folder stays and the next export moves the rest in first."""
+    import os
+
+    from ecot.export import staging
+
+    build_store(tmp_path / "s.db")
+    out = tmp_path / "out"
+    run_export(tmp_path / "s.db", out, formats=("jsonl",), validation=0.0)
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    renames, real_replace = [], os.replace
+
+    def fail_second(src: str, dst: str) -> None:
+        renames.append(dst)
+        if len(renames) == 2:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(staging.os, "replace", fail_second)
+    with pytest.raises(OSError, match="No space left"):
+        run_export(tmp_path / "s.db", out, validation=0.0)  # now with parquet and raw.jsonl too
+    monkeypatch.undo()
+    (folder,) = [p for p in out.iterdir() if p.name.startswith(".ecot-export.")]
+    assert (folder / staging.MANIFEST).is_file()
+    staging.recover(out, locked=True)
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "raw.jsonl", "train.jsonl", "train.parquet"]
+    assert (out / "train.jsonl").read_bytes() == old["train.jsonl"] and (out / "README.md").read_bytes() != old["README.md"]
+
+
 class FakeGenerator(Generator):
     name = "fake"
 

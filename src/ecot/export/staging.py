@@ -55,6 +55,7 @@ class Staging:
         self.unnamed = USE_UNNAMED and unnamed_files_work(self.out_dir)
         self.folder: Path | None = None
         self.files: dict[str, BinaryIO] = {}
+        self.committed = False  # COMMIT is written: from then on the folder only ever rolls forward
 
     def open(self, name: str) -> BinaryIO:
         """A new binary file that becomes `out_dir/name` at commit."""
@@ -80,6 +81,7 @@ class Staging:
             handle.close()
         names = sorted(self.files)
         _write_manifest(folder, names)
+        self.committed = True
         install(folder, self.out_dir, names)
         self.release()
         return [self.out_dir / name for name in names]
@@ -87,8 +89,9 @@ class Staging:
     def abort(self) -> None:
         for handle in self.files.values():
             handle.close()
-        if self.folder is not None:
+        if self.folder is not None and not self.committed:
             shutil.rmtree(self.folder, ignore_errors=True)
+        # A failed install (renames half done) keeps its folder: the next export finishes the move.
         self.release()
 
     def release(self) -> None:
