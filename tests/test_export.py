@@ -276,6 +276,31 @@ def test_an_install_that_fails_halfway_is_finished_by_the_next_export(tmp_path: 
     assert (out / "train.jsonl").read_bytes() == old["train.jsonl"] and (out / "README.md").read_bytes() != old["README.md"]
 
 
+@pytest.mark.parametrize("way", ["as-allowed", "no-proc-link", "copy-only"])
+def test_an_unnamed_file_gets_its_name_whichever_way_the_kernel_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    import os
+
+    from ecot.export import staging
+
+    if not staging.unnamed_files_work(tmp_path):
+        pytest.skip("this file system has no O_TMPFILE")
+    if way != "as-allowed":  # refuse the earlier ways, as a kernel or a /proc mount may
+        monkeypatch.setattr(staging.os, "link", lambda *a, **k: (_ for _ in ()).throw(OSError(18, "Invalid cross-device link")))
+    if way == "copy-only":
+        monkeypatch.setattr(staging, "_linkat_empty_path", lambda fd, target: False)
+    handle = os.fdopen(os.open(tmp_path, os.O_TMPFILE | os.O_RDWR), "w+b")
+    handle.write(b"row\n" * 100_000)
+    handle.flush()
+    try:
+        staging.name_unnamed(handle, tmp_path / "named.jsonl")
+    finally:
+        handle.close()
+    assert (tmp_path / "named.jsonl").read_bytes() == b"row\n" * 100_000
+    assert sorted(os.listdir(tmp_path)) == ["named.jsonl"]
+
+
 class FakeGenerator(Generator):
     name = "fake"
 

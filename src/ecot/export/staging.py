@@ -51,11 +51,15 @@ class Staging:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._lock = lock_folder(self.out_dir)
-        recover(self.out_dir, locked=self._lock is not None)
-        self.unnamed = USE_UNNAMED and unnamed_files_work(self.out_dir)
         self.folder: Path | None = None
         self.files: dict[str, BinaryIO] = {}
         self.committed = False  # COMMIT is written: from then on the folder only ever rolls forward
+        try:
+            recover(self.out_dir, locked=self._lock is not None)
+        except BaseException:
+            self.release()
+            raise
+        self.unnamed = USE_UNNAMED and unnamed_files_work(self.out_dir)
 
     def open(self, name: str) -> BinaryIO:
         """A new binary file that becomes `out_dir/name` at commit."""
