@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -174,7 +175,8 @@ def test_a_second_synth_on_a_store_is_refused_naming_the_first_which_is_unharmed
 def test_the_writer_lock_is_per_store_and_readers_never_take_it(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     with TrajectoryStore(path, writer=True):
-        with pytest.raises(StoreError, match=rf"another ecot process \(pid {os.getpid()}\) is writing to the trajectory store {path}"):
+        busy = re.escape(f"another ecot process (pid {os.getpid()}) is writing to the trajectory store {path};")
+        with pytest.raises(StoreError, match=busy):
             TrajectoryStore(path, writer=True)
         with TrajectoryStore(path) as reader:  # stats and export read while synth writes
             assert reader.runs() == []
@@ -182,3 +184,24 @@ def test_the_writer_lock_is_per_store_and_readers_never_take_it(tmp_path: Path) 
             pass
     with TrajectoryStore(path, writer=True):  # released by close()
         pass
+
+
+def sqlite_locks(path: Path) -> list[str]:
+    """The POSIX (SQLite) locks this process holds on `path`, as /proc/locks lists them."""
+    stat = path.stat()
+    device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
+    lines = Path("/proc/locks").read_text().splitlines()
+    return [" ".join(line.split()[1:]) for line in lines if "POSIX" in line and f" {os.getpid()} {device} " in line]
+
+
+def test_releasing_the_writer_lock_keeps_the_sqlite_locks_of_other_connections(tmp_path: Path) -> None:
+    """Closing any descriptor of a file drops every POSIX lock of the process on it, SQLite's too:
+    the writer lock must never do that to a connection still open in the same process."""
+    path = tmp_path / "s.db"
+    writer = TrajectoryStore(path, writer=True)
+    with TrajectoryStore(path) as reader:
+        reader.runs()
+        held = sqlite_locks(path)
+        assert held, "an open WAL connection holds a shared lock on its database"
+        writer.close()
+        assert sqlite_locks(path) == held

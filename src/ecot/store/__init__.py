@@ -5,5 +5,6 @@ from ecot.store.errors import DamagedStoreError, StoreBusyError, StoreError
 from ecot.store.migrations import MIGRATIONS, Migration, apply_migrations
 
 __all__ = [
-    "MIGRATIONS", "DamagedStoreError", "Migration", "StoreBusyError", "StoreError", "TrajectoryStore", "apply_migrations", "check_run", "require_store", "run_key",
+    "MIGRATIONS", "DamagedStoreError", "Migration", "StoreBusyError", "StoreError", "TrajectoryStore",
+    "apply_migrations", "check_run", "require_store", "run_key",
 ]

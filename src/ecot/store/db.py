@@ -31,7 +31,6 @@ SYNCHRONOUS = ("NORMAL", "FULL")
 _PAGE = 256  # trajectories fetched per query while iterating
 
 
-
 def run_key(config: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of a run config: same config, same run (that is how reruns resume)."""
     return hashlib.sha256(_dumps(config).encode("utf-8")).hexdigest()

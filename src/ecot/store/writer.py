@@ -4,11 +4,15 @@
 on Linux) is released by the kernel when its holder exits, however it exits: a SIGKILLed `ecot synth`
 leaves no stale lock and needs no lock file. A second writer learns the holder's pid from
 /proc/locks, so its error can name the process to wait for.
+
+The descriptor that carries the flock is never closed: closing any descriptor of a file drops every
+POSIX lock the process holds on it, including the SHARED lock each SQLite connection keeps on a
+WAL-mode database, which would let another process checkpoint or remove the WAL under it. Release
+unlocks instead, and a later writer of the same file reuses the descriptor.
 """
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 from pathlib import Path
@@ -16,6 +20,8 @@ from pathlib import Path
 from ecot.store.errors import StoreBusyError
 
 PROC_LOCKS = Path("/proc/locks")
+_DESCRIPTORS: dict[tuple[int, int], int] = {}  # (device, inode) -> a descriptor open for the process's life
+_HELD: set[tuple[int, int]] = set()  # files whose writer lock this process holds
 
 
 class WriterLock:
@@ -23,23 +29,38 @@ class WriterLock:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._fd: int | None = None
+        self._key: tuple[int, int] | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        key, fd = _descriptor(self.path)
+        if key in _HELD:  # flock would not refuse a second lock through the same descriptor
+            raise StoreBusyError(busy_message(self.path, os.getpid()))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            os.close(fd)
-            if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise
+        except BlockingIOError:
             raise StoreBusyError(busy_message(self.path, holder_pid(self.path))) from None
-        self._fd = fd
+        _HELD.add(key)
+        self._key = key
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the only descriptor drops the flock
-            self._fd = None
+        if self._key is not None:
+            fcntl.flock(_DESCRIPTORS[self._key], fcntl.LOCK_UN)
+            _HELD.discard(self._key)
+            self._key = None
+
+
+def _descriptor(path: Path) -> tuple[tuple[int, int], int]:
+    """This process's descriptor of `path` (opened once; a new file at a reused inode gets a new one)."""
+    stat = os.stat(path)
+    key = (stat.st_dev, stat.st_ino)
+    fd = _DESCRIPTORS.get(key)
+    if fd is not None and os.fstat(fd).st_nlink > 0:
+        return key, fd
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    opened = os.fstat(fd)
+    key = (opened.st_dev, opened.st_ino)  # the file opened, should it have been replaced since the stat
+    _DESCRIPTORS[key] = fd  # an earlier one of a deleted file stays open: closing it is what must not happen
+    return key, fd
 
 
 def busy_message(path: Path, pid: int | None) -> str:
@@ -59,8 +80,8 @@ def holder_pid(path: Path) -> int | None:
         return None
     device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
     for line in table.splitlines():
-        # "1: FLOCK  ADVISORY  WRITE 4242 fe:00:2148495 0 EOF"; lines with "->" are waiters, not holders.
+        # "1: FLOCK  ADVISORY  WRITE 4242 fe:00:2148495 0 EOF"; waiters show "->" and are not holders.
         fields = line.split()
-        if len(fields) >= 6 and "->" not in fields and fields[1] == "FLOCK" and fields[5] == device:
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
             return int(fields[4]) if fields[4].isdigit() else None
     return None
