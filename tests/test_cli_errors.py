@@ -43,11 +43,11 @@ def model_dir(store: Path) -> Path:
 
 
 # -- the store ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("damage", ["truncated", "random"])
-def test_a_file_that_is_not_sqlite_is_a_store_error(tmp_path: Path, store: Path, damage: str) -> None:
+@pytest.mark.parametrize("damage, message", [("truncated", "is damaged"), ("random", "not a readable trajectory store")])
+def test_a_file_that_is_not_sqlite_is_a_store_error(tmp_path: Path, store: Path, damage: str, message: str) -> None:
     path = tmp_path / "bad.db"
     path.write_bytes(store.read_bytes()[:8192] if damage == "truncated" else b"\x00garbage" * 600)
-    with pytest.raises(StoreError, match="not a readable trajectory store"):
+    with pytest.raises(StoreError, match=message):
         TrajectoryStore(path)
 
 
@@ -77,7 +77,8 @@ def test_damage_found_while_reading_is_one_line(store: Path, capsys: pytest.Capt
 
     monkeypatch.setattr(TrajectoryStore, "iter_trajectories", damaged)
     line = error_of(capsys, ["stats", "--store", str(store)])
-    assert f"store {store} is damaged: database disk image is malformed" in line
+    assert line.startswith(f"ecot: error: the trajectory store {store} is damaged (database disk image is malformed); "
+                           "stopped at the damaged page")
 
 
 def test_a_store_path_that_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -246,6 +246,61 @@ def test_failed_export_keeps_the_previous_files(tmp_path: Path) -> None:
     assert (out / "train.jsonl").read_text() == "previous\n"
 
 
+def test_an_install_that_fails_halfway_is_finished_by_the_next_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rename that fails after the commit point (say, the disk filled) must not leave two exports
+    mixed for good: the complete staging folder stays and the next export moves the rest in first."""
+    import os
+
+    from ecot.export import staging
+
+    build_store(tmp_path / "s.db")
+    out = tmp_path / "out"
+    run_export(tmp_path / "s.db", out, formats=("jsonl",), validation=0.0)
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    renames, real_replace = [], os.replace
+
+    def fail_second(src: str, dst: str) -> None:
+        renames.append(dst)
+        if len(renames) == 2:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(staging.os, "replace", fail_second)
+    with pytest.raises(OSError, match="No space left"):
+        run_export(tmp_path / "s.db", out, validation=0.0)  # now with parquet and raw.jsonl too
+    monkeypatch.undo()
+    (folder,) = [p for p in out.iterdir() if p.name.startswith(".ecot-export.")]
+    assert (folder / staging.MANIFEST).is_file()
+    staging.recover(out, locked=True)
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "raw.jsonl", "train.jsonl", "train.parquet"]
+    assert (out / "train.jsonl").read_bytes() == old["train.jsonl"] and (out / "README.md").read_bytes() != old["README.md"]
+
+
+@pytest.mark.parametrize("way", ["as-allowed", "no-proc-link", "copy-only"])
+def test_an_unnamed_file_gets_its_name_whichever_way_the_kernel_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    import os
+
+    from ecot.export import staging
+
+    if not staging.unnamed_files_work(tmp_path):
+        pytest.skip("this file system has no O_TMPFILE")
+    if way != "as-allowed":  # refuse the earlier ways, as a kernel or a /proc mount may
+        monkeypatch.setattr(staging.os, "link", lambda *a, **k: (_ for _ in ()).throw(OSError(18, "Invalid cross-device link")))
+    if way == "copy-only":
+        monkeypatch.setattr(staging, "_linkat_empty_path", lambda fd, target: False)
+    handle = os.fdopen(os.open(tmp_path, os.O_TMPFILE | os.O_RDWR), "w+b")
+    handle.write(b"row\n" * 100_000)
+    handle.flush()
+    try:
+        staging.name_unnamed(handle, tmp_path / "named.jsonl")
+    finally:
+        handle.close()
+    assert (tmp_path / "named.jsonl").read_bytes() == b"row\n" * 100_000
+    assert sorted(os.listdir(tmp_path)) == ["named.jsonl"]
+
+
 class FakeGenerator(Generator):
     name = "fake"
 

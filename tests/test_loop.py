@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import sqlite3
 from pathlib import Path
 from typing import Sequence
 
-
 from ecot.executor import LocalPool
 from ecot.generators.base import Generation, Generator
-from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop, conversation
+from ecot.generators.repair import RepairGenerator
+from ecot.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
 from ecot.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
+from ecot.run_control import RunControl
 from ecot.store import TrajectoryStore
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.task import Task
@@ -164,3 +167,52 @@ def test_first_turns_of_a_tasks_samples_are_one_batch_and_resume_batches_only_fr
     assert generator.batches == [[0, 2, 3]]  # one call for the three fresh first turns
     assert summary.statuses["passed"] == 4 and all(t.labels == ["Syntax_Error", PASS] for t in trajectories)
     assert loop.counters.turns == 7 and loop.counters.in_flight == 0 and loop.counters.done == 4
+
+
+class StopAfter(RunControl):
+    """Stops the run (as a lost endpoint does) once `turns` turns are stored: an interruption."""
+
+    def __init__(self, turns: int) -> None:
+        super().__init__()
+        self.left = turns
+
+    def charge(self, usage: dict) -> None:
+        super().charge(usage)
+        self.left -= 1
+        if self.left <= 0:
+            self.stop("interrupted by the test")
+
+
+CPU_TIME = re.compile(r"\d+\.\d+ s CPU")
+
+
+def stored_text(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT t.task_id, t.sample, u.idx, u.reasoning, u.raw FROM turns u "
+            "JOIN trajectories t ON u.trajectory_id = t.id"
+        ).fetchall()
+    # Log lines quote measured CPU time, which differs between any two runs, resumed or not.
+    return sorted((*key, CPU_TIME.sub("<t> s CPU", reasoning), CPU_TIME.sub("<t> s CPU", raw)) for *key, reasoning, raw in rows)
+
+
+def synthesize(path: Path, tasks: list[Task], control: RunControl | None) -> RunSummary:
+    """One invocation of the repair generator on the real RTL backend: a fresh store object and
+    generator each time, as a rerun of `ecot synth` would have."""
+    with TrajectoryStore(path) as store, LocalPool(2) as pool:
+        loop = SynthesisLoop(RepairGenerator(), RealEnvironment(pool), store, LoopSettings(max_rounds=4), control)
+        return asyncio.run(loop.run(store.begin_run({"test": "resume"}), tasks, 2))
+
+
+def test_an_interrupted_and_resumed_run_stores_the_same_text_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    tasks = load_suite(bundled_suite_path("python"))[:8]
+    synthesize(tmp_path / "clean.db", tasks, None)
+    expected = stored_text(tmp_path / "clean.db")
+    for stop_after in (3, 9):  # interrupted twice, mid-trajectory, then run to the end
+        assert synthesize(tmp_path / "resumed.db", tasks, StopAfter(stop_after)).stop_reason == "interrupted by the test"
+    synthesize(tmp_path / "resumed.db", tasks, None)
+    # The generator's feedback text quotes the metrics of the last observation: after a resume
+    # they come from the store, so an uninterrupted run must see them exactly as stored too.
+    listed = [r for r in expected if re.search(r"Reported metrics: \w+=\d+, \w+=\d+", r[3])]
+    assert listed, "no turn quotes two metrics: the test would not notice their order"
+    assert stored_text(tmp_path / "resumed.db") == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import signal
@@ -250,3 +251,22 @@ def test_synchronous_mode_is_selectable(tmp_path: Path) -> None:
         assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 1
     with pytest.raises(StoreError):
         TrajectoryStore(tmp_path / "off.db", synchronous="OFF")
+
+
+def test_an_appended_turn_is_kept_as_a_reload_gives_it(store: TrajectoryStore) -> None:
+    """What the loop holds after an append is what a resumed run loads: the generator's next
+    prompt and text cannot depend on whether the run was interrupted in between."""
+    metrics = {"tests_passed": 1, "tests": 5, "first_failure": 0, "shape": (2, 3), "nested": {"b": 1, "a": 2}}
+    turn = dataclasses.replace(
+        turn_for(0), outcome=dataclasses.replace(turn_for(0).outcome, metrics=metrics),
+        usage={"prompt_tokens": 3, "completion_tokens": 4, "cached": {"z": 1, "y": 0}},
+    )
+    run = store.begin_run({"resume": 1})
+    traj = open_traj(store, run)
+    kept = store.append_turn(traj, turn)
+    assert traj.turns == [kept]
+    (reloaded,) = open_traj(store, run).turns
+    assert kept == reloaded and kept.to_dict() == reloaded.to_dict()
+    assert list(kept.outcome.metrics) == ["first_failure", "nested", "shape", "tests", "tests_passed"]
+    assert list(kept.outcome.metrics["nested"]) == ["a", "b"] and kept.outcome.metrics["shape"] == [2, 3]
+    assert list(kept.usage["cached"]) == ["y", "z"]

@@ -24,11 +24,17 @@ def synth_cmd(store: Path) -> list[str]:
 
 
 def turns(store: Path) -> list[tuple]:
+    """Each turn's key, label, and digests of its code and of the text written from the feedback."""
     with sqlite3.connect(store) as db:
         rows = db.execute(
-            "SELECT t.task_id, t.sample, u.idx, u.label, u.code FROM turns u JOIN trajectories t ON u.trajectory_id = t.id"
+            "SELECT t.task_id, t.sample, u.idx, u.label, u.code, u.reasoning, u.raw FROM turns u "
+            "JOIN trajectories t ON u.trajectory_id = t.id"
         ).fetchall()
-    return sorted((task, sample, idx, label, hashlib.sha256((code or "").encode()).hexdigest()) for task, sample, idx, label, code in rows)
+    return sorted((*row[:4], *(digest(text) for text in row[4:])) for row in rows)
+
+
+def digest(text: str | None) -> str:
+    return hashlib.sha256((text or "").encode()).hexdigest()
 
 
 def run_to_end(store: Path) -> None:

@@ -55,9 +55,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ecot: error: {err}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as err:
-        # Only the trajectory store uses SQLite; a page damaged after it opened surfaces here.
+        # Only the trajectory store uses SQLite; a page damaged after it opened (or a lock held past
+        # the busy timeout) surfaces here. The store checks its pages when it opens.
+        from ecot.store.health import describe
+
         logging.getLogger("ecot").debug("store error", exc_info=True)
-        print(f"ecot: error: the trajectory store {getattr(args, 'store', '')} is damaged: {err}", file=sys.stderr)
+        print(f"ecot: error: {describe(err, getattr(args, 'store', ''))}", file=sys.stderr)
         return 2
     except OSError as err:
         # A path the user gave that cannot be read or written (a folder for a file, a file for a folder, ...).

@@ -127,11 +127,11 @@ def run(args: argparse.Namespace) -> int:
     config, identity = run_config(tasks, generator, args.samples, args.max_rounds, system_prompt)
     world = _world_model(args, config, identity)  # a bad model fails before a store is created
     asyncio.run(generator.preflight())  # an unreachable endpoint: one line naming it, nothing stored
-    store = TrajectoryStore(args.store)
-    run_id = store.begin_run(config, identity)
-    control = _control(store, run_id, budget)
-    counters = LiveCounters(total=len(tasks) * args.samples)
+    store = TrajectoryStore(args.store, writer=True)  # a second synth on this store stops here, naming this one
     try:
+        run_id = store.begin_run(config, identity)
+        control = _control(store, run_id, budget)
+        counters = LiveCounters(total=len(tasks) * args.samples)
         with make_executor(args.ray_address, args.workers, args.max_pending) as pool:
             environment = RealEnvironment(pool)
             if world is not None:

@@ -23,7 +23,8 @@ from ecot.export.select import trajectories
 from ecot.export.split import SPLITS, TRAIN, VALIDATION, task_split
 from ecot.export.tokens import TokenCounter, load_tokenizer
 from ecot.export.traces import trace_samples
-from ecot.export.writers import CARD, RAW_JSONL, RowWriter, Staging, raw_row
+from ecot.export.staging import CARD, Staging
+from ecot.export.writers import RAW_JSONL, JsonlWriter, ParquetWriter, RowWriter, raw_row
 from ecot.store import TrajectoryStore
 from ecot.trajectory import Trajectory
 
@@ -101,16 +102,20 @@ class Sink:
         self.dedup = Deduplicator(options.near_duplicates) if options.dedup else None
         self.card = CardStats(options.kind, options.settings())
         self.staging = Staging(out_dir)
-        self.writers = self._open_writers()
+        try:
+            self.writers = self._open_writers()
+        except BaseException:
+            self.staging.abort()  # drops the folder lock too
+            raise
 
     def _open_writers(self) -> dict[str, list[RowWriter]]:
         options, writers = self.options, {}
         schema = arrow_schema(options.kind, options.layout, self.counter is not None)
         for split in SPLITS if options.validation > 0 else (TRAIN,):
-            writers[split] = [self.staging.jsonl(f"{split}.jsonl")] if "jsonl" in options.formats else []
+            writers[split] = [JsonlWriter(self.staging.open(f"{split}.jsonl"))] if "jsonl" in options.formats else []
             if "parquet" in options.formats:
-                writers[split].append(self.staging.parquet(f"{split}.parquet", schema))
-        writers["raw"] = [self.staging.jsonl(RAW_JSONL)] if "raw" in options.formats else []
+                writers[split].append(ParquetWriter(self.staging.open(f"{split}.parquet"), schema))
+        writers["raw"] = [JsonlWriter(self.staging.open(RAW_JSONL))] if "raw" in options.formats else []
         return writers
 
     def take(self, traj: Trajectory, samples: list[Sample]) -> None:
@@ -148,6 +153,8 @@ class Sink:
         report.splits[split] += 1
 
     def commit(self) -> None:
+        for writer in (w for group in self.writers.values() for w in group):
+            writer.close()
         formats = self.options.formats
         if "jsonl" in formats or "parquet" in formats:
             ext = "parquet" if "parquet" in formats else "jsonl"
@@ -155,7 +162,12 @@ class Sink:
         self.report.files = self.staging.commit()
 
     def abort(self) -> None:
-        self.staging.abort()
+        for writer in (w for group in self.writers.values() for w in group):
+            try:
+                writer.close()  # lets pyarrow finish before its file goes
+            except Exception:  # noqa: BLE001 - the export is being thrown away anyway
+                pass
+        self.staging.abort()  # closes and drops every file: nothing of this export remains
 
 
 async def build_chunk(chunk: Sequence[Trajectory], kind: str, rewriter: TraceRewriter | None) -> list[list[Sample]]:

@@ -17,24 +17,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ecot.errors import EcotError
-from ecot.outcome import TRUNCATED, Outcome
+from ecot.outcome import Outcome
+from ecot.store.errors import StoreError
+from ecot.store.health import check_pages
 from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
+from ecot.store.rows import TRAJ_SELECT, TURN_COLUMNS, USAGE_SUMS, turn_from_row
 from ecot.store.version import code_version, ecot_version
+from ecot.store.writer import WriterLock
 from ecot.trajectory import Message, Trajectory, Turn
 
 STATUSES = ("passed", "failed", "error")
 SYNCHRONOUS = ("NORMAL", "FULL")
 _PAGE = 256  # trajectories fetched per query while iterating
-
-_TURN_COLUMNS = (
-    "idx, reasoning, code, raw, label, diagnostic, log, metrics, tool_versions, wall_s, "
-    "observation_source, usage, gen_s, finish_reason, reasoning_content"
-)
-
-
-class StoreError(EcotError):
-    """Misuse of the store: an out-of-order or duplicate turn, an unknown trajectory or status."""
 
 
 def run_key(config: dict[str, Any]) -> str:
@@ -71,7 +65,10 @@ def check_run(store: TrajectoryStore, run_id: int | None) -> None:
 
 
 class TrajectoryStore:
-    def __init__(self, path: Path, *, synchronous: str = "NORMAL") -> None:
+    """`writer=True` (what `ecot synth` opens) also takes the store's writer lock: a second writer is
+    refused with StoreBusyError naming the first; readers never take it."""
+
+    def __init__(self, path: Path, *, synchronous: str = "NORMAL", writer: bool = False) -> None:
         if synchronous not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be NORMAL or FULL, got '{synchronous}'")
         self.path = Path(path)
@@ -84,19 +81,27 @@ class TrajectoryStore:
             self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
         except sqlite3.Error as err:
             raise StoreError(f"cannot open the trajectory store {self.path}: {err}") from None
+        self._writer = WriterLock(self.path) if writer else None
         try:
-            self._conn.row_factory = sqlite3.Row
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(f"PRAGMA synchronous={synchronous}")
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            self._check_schema()
-            self.applied_migrations = apply_migrations(self._conn)
+            self._open(synchronous)
         except sqlite3.DatabaseError as err:  # random bytes, a truncated or damaged file
-            self._conn.close()
+            self.close()
             raise StoreError(f"{self.path} is not a readable trajectory store: {err}") from None
         except BaseException:
-            self._conn.close()
+            self.close()
             raise
+
+    def _open(self, synchronous: str) -> None:
+        """Check the pages before anything reads or writes the file, then lock, configure and migrate."""
+        self._conn.row_factory = sqlite3.Row
+        check_pages(self._conn, self.path)
+        if self._writer is not None:
+            self._writer.acquire()
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={synchronous}")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._check_schema()
+        self.applied_migrations = apply_migrations(self._conn)
 
     def _check_schema(self) -> None:
         """Refuse another program's database (migrating would add our tables to it) and a newer schema."""
@@ -150,13 +155,16 @@ class TrajectoryStore:
                 (run_id, task_id, domain, sample, _dumps(prompt_messages), _dumps(provenance), _now()),
             )
             row = self._conn.execute(
-                f"{_TRAJ_SELECT} WHERE t.run_id = ? AND t.task_id = ? AND t.sample = ?",
+                f"{TRAJ_SELECT} WHERE t.run_id = ? AND t.task_id = ? AND t.sample = ?",
                 (run_id, task_id, sample),
             ).fetchone()
         return self._load(row)
 
-    def append_turn(self, trajectory: Trajectory, turn: Turn) -> None:
-        """Commit one turn; its index must be the next one. Also appends it to trajectory.turns."""
+    def append_turn(self, trajectory: Trajectory, turn: Turn) -> Turn:
+        """Commit one turn; its index must be the next one. Appends the turn as stored to
+        trajectory.turns and returns it: what a resumed run loads (metrics and usage as canonical
+        JSON gives them back: sorted keys, lists for tuples), so the history a generator reads, and
+        the text it writes from it, cannot depend on whether the run was interrupted."""
         traj_id = self._require_id(trajectory)
         outcome = turn.outcome
         with self._transaction():
@@ -169,7 +177,7 @@ class TrajectoryStore:
                     f"cannot append turn index {turn.index}"
                 )
             self._conn.execute(
-                f"INSERT INTO turns (trajectory_id, {_TURN_COLUMNS}, created_at) "
+                f"INSERT INTO turns (trajectory_id, {TURN_COLUMNS}, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     traj_id, turn.index, turn.reasoning, turn.code, turn.raw, outcome.label,
@@ -178,7 +186,12 @@ class TrajectoryStore:
                     turn.finish_reason, turn.reasoning_content, _now(),
                 ),
             )
-        trajectory.turns.append(turn)
+            row = self._conn.execute(
+                f"SELECT {TURN_COLUMNS} FROM turns WHERE trajectory_id = ? AND idx = ?", (traj_id, turn.index)
+            ).fetchone()
+        loaded = turn_from_row(row)
+        trajectory.turns.append(loaded)
+        return loaded
 
     def finish(self, trajectory: Trajectory, status: str) -> None:
         if status not in STATUSES:
@@ -210,7 +223,7 @@ class TrajectoryStore:
             params.append(domain)
         if finished_only:
             where.append("t.status IS NOT NULL")
-        sql = f"{_TRAJ_SELECT} WHERE {' AND '.join(where)} ORDER BY t.id LIMIT {_PAGE}"
+        sql = f"{TRAJ_SELECT} WHERE {' AND '.join(where)} ORDER BY t.id LIMIT {_PAGE}"
         while True:
             rows = self._conn.execute(sql, params).fetchall()
             for row in rows:
@@ -244,7 +257,7 @@ class TrajectoryStore:
         """Token sums of every stored turn (finished or not) per run, domain and round (turn index)."""
         scope, params = ("WHERE t.run_id = ?", (run_id,)) if run_id is not None else ("", ())
         rows = self._conn.execute(
-            f"SELECT t.run_id, t.domain, u.idx AS round, {_USAGE_SUMS} "
+            f"SELECT t.run_id, t.domain, u.idx AS round, {USAGE_SUMS} "
             f"FROM turns u JOIN trajectories t ON t.id = u.trajectory_id {scope} "
             "GROUP BY t.run_id, t.domain, u.idx ORDER BY t.run_id, t.domain, u.idx",
             params,
@@ -285,6 +298,8 @@ class TrajectoryStore:
 
     def close(self) -> None:
         self._conn.close()
+        if self._writer is not None:
+            self._writer.release()  # after the connection: the lock outlives every write
 
     def __enter__(self) -> TrajectoryStore:
         return self
@@ -303,7 +318,7 @@ class TrajectoryStore:
 
     def _load(self, row: sqlite3.Row) -> Trajectory:
         turn_rows = self._conn.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns WHERE trajectory_id = ? ORDER BY idx", (row["id"],)
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE trajectory_id = ? ORDER BY idx", (row["id"],)
         ).fetchall()
         provenance = json.loads(row["provenance"])
         # Run-level provenance lives in the runs table; surface it without overriding the loop's keys.
@@ -314,53 +329,10 @@ class TrajectoryStore:
             domain=row["domain"],
             sample=int(row["sample"]),
             prompt_messages=json.loads(row["prompt_messages"]),
-            turns=[_turn_from_row(r) for r in turn_rows],
+            turns=[turn_from_row(r) for r in turn_rows],
             provenance=provenance,
             id=int(row["id"]),
         )
-
-
-def _token_sum(key: str) -> str:
-    return f"COALESCE(SUM(json_extract(u.usage, '$.{key}')), 0) AS {key}"
-
-
-_USAGE_SUMS = ", ".join(
-    [
-        "COUNT(*) AS turns",
-        f"COALESCE(SUM(u.label = '{TRUNCATED}'), 0) AS truncated",
-        *(_token_sum(key) for key in ("prompt_tokens", "completion_tokens", "reasoning_tokens")),
-        "COALESCE(SUM(COALESCE(json_extract(u.usage, '$.total_tokens'), "
-        "COALESCE(json_extract(u.usage, '$.prompt_tokens'), 0) + COALESCE(json_extract(u.usage, '$.completion_tokens'), 0))), 0) "
-        "AS total_tokens",
-    ]
-)
-
-_TRAJ_SELECT = (
-    "SELECT t.*, r.code_version, r.ecot_version FROM trajectories t JOIN runs r ON r.id = t.run_id"
-)
-
-
-def _turn_from_row(row: sqlite3.Row) -> Turn:
-    outcome = Outcome(
-        label=row["label"],
-        diagnostic=row["diagnostic"],
-        log=row["log"],
-        metrics=json.loads(row["metrics"]),
-        tool_versions=json.loads(row["tool_versions"]),
-        wall_s=float(row["wall_s"]),
-    )
-    return Turn(
-        index=int(row["idx"]),
-        reasoning=row["reasoning"],
-        code=row["code"],
-        raw=row["raw"],
-        outcome=outcome,
-        observation_source=row["observation_source"],
-        usage=json.loads(row["usage"]),
-        gen_s=float(row["gen_s"]),
-        finish_reason=row["finish_reason"],
-        reasoning_content=row["reasoning_content"],
-    )
 
 
 class _Transaction:
