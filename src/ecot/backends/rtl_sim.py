@@ -108,7 +108,8 @@ def _hidden_files(task: Task, tb_name: str) -> dict[str, str]:
 
 
 def _sim_run(task: Task, result: sandbox.ExecResult, tag: str, back: dict[str, str]) -> SimRun:
-    log = truncate_log(_apply(logs.strip_tag(result.output, tag), back))
+    shown = result.output.replace(f"{tag}{logs.END_MARK}\n", "")  # the testbench's end marker is ours, not the reader's
+    log = truncate_log(_apply(logs.strip_tag(shown, tag), back))
     lines, ended = logs.split_end(logs.trusted_lines(result.output, tag))
     limit = task.limits
     if result.output_overflow:
