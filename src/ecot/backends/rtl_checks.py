@@ -100,7 +100,7 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
     # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
     passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten" if task.option("gate_count") else f"{hierarchy}; proc; flatten; check; opt_clean; stat"
-    result = sandbox.run(["yosys", "-p", f"read_verilog -sv {design}; {passes}"], folder, task.limits.scaled(output_kb=4096), proc_fs=True)
+    result = sandbox.run(["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"], folder, task.limits.scaled(output_kb=4096), proc_fs=True)
     findings = logs.read_yosys(result.output)
     metrics = {**sim.metrics, **findings.metrics}
     problems = [p for p in findings.problems if not (task.option("allow_latches") and "latch" in p)]
