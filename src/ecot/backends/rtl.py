@@ -68,20 +68,21 @@ class RtlBackend(Backend):
             what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
         with sandbox.workdir("ecot-rtl-") as work:
-            outcome = rtl_expect.check(task, sim.simulate(task, candidate, work), candidate)
+            run = sim.simulate(task, candidate, work, preprocess=mode != "off" or bool(task.option("lint", False)))
+            outcome = rtl_expect.check(task, run, candidate)
             if outcome.passed:
                 outcome = checks.standalone(task, candidate, work, outcome)
-            return self._checks(task, candidate, work, outcome, mode)
+            return self._checks(task, run.preprocessed, work, outcome, mode)
 
     @staticmethod
-    def _checks(task: Task, candidate: str, work: Path, outcome: Outcome, mode: str) -> Outcome:
+    def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str) -> Outcome:
         """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
         hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
         structural = mode != "off" and (outcome.passed or hung)
         lint = outcome.passed and bool(task.option("lint", False))
         if not (structural or lint):
             return outcome
-        checked = checks.checked_source(task, candidate, work)
+        checked = checks.checked_source(task, preprocessed)
         if isinstance(checked, Outcome):
             return checked if outcome.passed else outcome
         if structural:

@@ -25,7 +25,6 @@ SYNTHESIS_ERROR = "Synthesis_Error"
 LINT_ERROR = "Lint_Error"
 LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
 SYNTH_MODES = ("check", "strict", "off")
-MAX_CHECKED_BYTES = 8 * 1024 * 1024
 OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
 
 
@@ -61,20 +60,13 @@ def helper_sources(task: Task) -> dict[str, str]:
 
 
 # -- what the checkers read -------------------------------------------------------------------------
-def checked_source(task: Task, candidate: str, work: Path) -> str | Outcome:
-    """The candidate as the simulator saw it (iverilog -E), stripped of comments and attributes; or
-    the failing outcome when it cannot be preprocessed on its own."""
-    pre = work / "pre"
-    pre.mkdir()
-    headers = {name: text for name, text in task.files.items() if name.endswith((".vh", ".svh"))}
-    design = _design_name(task)
-    sandbox.write_files(pre, {**headers, design: candidate})
-    result = sandbox.run(["iverilog", "-g2012", "-E", "-o", "checked.sv", design], pre, task.limits)
-    text = sandbox.read_job_file(pre, "checked.sv", MAX_CHECKED_BYTES + 1) if result.ok else None
-    if text is None or len(text) > MAX_CHECKED_BYTES:
-        why = result.output.strip()[:300] or f"the preprocessed design is missing or larger than {MAX_CHECKED_BYTES >> 20} MiB"
-        return Outcome(SYNTHESIS_ERROR, f"the structural checks cannot preprocess {design} on its own: {why}", truncate_log(result.output))
-    return logs.strip_for_checks(text.decode("utf-8", "replace"))
+def checked_source(task: Task, preprocessed: str | None) -> str | Outcome:
+    """The design as the simulator compiled it (iverilog -E, kept by rtl_sim), stripped of comments
+    and attributes; or the failing outcome when there is none."""
+    if preprocessed is None:
+        what = f"the structural checks cannot read {_design_name(task)}: its preprocessed text is missing or larger than 8 MiB"
+        return Outcome(SYNTHESIS_ERROR, what)
+    return logs.strip_for_checks(preprocessed)
 
 
 def _design_name(task: Task) -> str:

@@ -9,6 +9,7 @@ diagnostic names them as the task does.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 import signal
@@ -29,6 +30,7 @@ DEFAULT_PASS = r"Mismatches: 0 in \d+ samples"
 DEFAULT_COUNT = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
 TESTBENCH_NAMES = ("testbench.sv", "testbench.v", "tb.sv", "tb.v")
 SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh")
+MAX_PREPROCESSED = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class SimRun:
     finished: bool = False  # vvp loaded the program and ran until it stopped by itself
     ended_by_testbench: bool = False  # the testbench's own $finish/$stop ended it
     returncode: int | None = None
+    preprocessed: str | None = None  # the design as the compiler read it (iverilog -E), when asked for
 
 
 @dataclass
@@ -52,7 +55,9 @@ class _Bundle:
     testbench: str = ""
 
 
-def simulate(task: Task, candidate: str, work: Path) -> SimRun:
+def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -> SimRun:
+    """Compile and run; with preprocess, also keep the design as the compiler's preprocessor read it,
+    written before any design code runs under a name the design cannot know (for the checkers)."""
     tag = logs.new_tag()
     tb_name = testbench_name(task)
     design = str(task.option("design_file", "design.sv"))
@@ -62,16 +67,28 @@ def simulate(task: Task, candidate: str, work: Path) -> SimRun:
     top = renames.get(task.option("tb_top", ""), None) or logs.top_testbench_module(bundle.testbench)
     if top is None:
         return SimRun(infra_error(f"task {task.id}: no module found in testbench {tb_name}"))
-    argv = ["iverilog", "-g2012", "-s", str(top), "-o", "c.vvp", design, *bundle.feeds]
-    run_step = sandbox.Step(
+    steps = [sandbox.Step(["iverilog", "-g2012", "-s", str(top), "-o", "c.vvp", design, *bundle.feeds], feeds=bundle.feeds)]
+    kept = f"pp_{secrets.token_hex(8)}.sv"
+    if preprocess:
+        steps.append(sandbox.Step(["iverilog", "-g2012", "-E", "-o", kept, design]))
+    steps.append(sandbox.Step(
         # -none: $dumpvars writes nothing, so a design cannot dump and read back the testbench's signals
         ["vvp", "-n", "sim.vvp", "-none", *[str(a) for a in task.option("plusargs", [])]],
         feed_files={"sim.vvp": "c.vvp"},
-    )
-    results = sandbox.run_steps([sandbox.Step(argv, feeds=bundle.feeds), run_step], work, task.limits)
+    ))
+    results = sandbox.run_steps(steps, work, task.limits)
     if len(results) == 1:
         return SimRun(_compile_outcome(results[0], bundle.back, task))
-    return _sim_run(task, results[1], tag, bundle.back)
+    text = _read_preprocessed(work, kept) if preprocess else None
+    if len(results) < len(steps):  # the compiler accepted the design but its preprocessor alone did not
+        what = f"preprocessing {design} for the structural checks failed: {results[1].output.strip()[:300]}"
+        return SimRun(Outcome(RESOURCE_LIMIT, what, truncate_log(results[1].output)))
+    return dataclasses.replace(_sim_run(task, results[-1], tag, bundle.back), preprocessed=text)
+
+
+def _read_preprocessed(work: Path, name: str) -> str | None:
+    data = sandbox.read_job_file(work, name, MAX_PREPROCESSED + 1)
+    return None if data is None or len(data) > MAX_PREPROCESSED else data.decode("utf-8", "replace")
 
 
 def _bundle(task: Task, tb_name: str, tag: str, renames: dict[str, str]) -> _Bundle:
