@@ -58,7 +58,7 @@ def test_verilog_eval_references_still_pass_and_report_their_samples() -> None:
     for task in VE_TASKS.values():
         outcome = evaluate(task, task.reference or "")
         assert outcome.label == PASS, describe(outcome)
-        assert outcome.metrics["samples"] > 0 and "ECOT-TESTBENCH-END" not in outcome.log
+        assert int(outcome.metrics["samples"]) > 0 and "ECOT-TESTBENCH-END" not in outcome.log
 
 
 def test_verilog_eval_upward_reference_hidden_behind_a_string_does_not_pass() -> None:

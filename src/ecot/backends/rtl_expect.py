@@ -101,7 +101,7 @@ def _measure(task: Task) -> Profile:
     with sandbox.workdir("ecot-rtl-ref-") as work:
         run = rtl_sim.simulate(task, task.reference or "", work)
     if not run.finished:
-        # the reference does not simulate here (a broken task): judge by the testbench alone
+        # the reference does not simulate here (a broken task): the expected work is unknown, so no verdict
         raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
                          "so the expected number of samples is unknown; set option samples or fix the reference")
     samples = run.outcome.metrics.get("samples")

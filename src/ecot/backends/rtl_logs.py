@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable
 
 _PRINT_CALL = re.compile(r'(\$(?:display|write|strobe|monitor)[bho]?\s*\(\s*)"')
 _MODULE_DECL = re.compile(r"^\s*module\s+([A-Za-z_][A-Za-z0-9_$]*)", re.MULTILINE)
-_INSTANCE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s+(?:#\s*\(.*?\)\s*)?([A-Za-z_][A-Za-z0-9_$]*)\s*\(", re.M)
+_INSTANCE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s+(?:#\s*\(.*?\)\s*)?([A-Za-z_][A-Za-z0-9_$]*)\s*\(", re.MULTILINE)
 _COMPILE_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+): (?P<msg>.*)$")
 _SYNTAX_HINTS = ("syntax error", "malformed", "invalid module item", "missing", "unexpected")
 # One left-to-right pass over the source, so a `//` inside a string, a `"` inside a comment or a
@@ -185,7 +185,7 @@ def judge_simulation(lines: list[str], pass_pattern: str, fail_pattern: str | No
             if match:
                 metrics = {k: int(v) for k, v in match.groupdict().items() if v is not None and v.isdigit()}
     passed = any(re.search(pass_pattern, line) for line in lines)
-    failed = bool(fail_pattern) and any(re.search(fail_pattern, line) for line in lines)
+    failed = fail_pattern is not None and any(re.search(fail_pattern, line) for line in lines)
     if passed and not failed:
         return SimVerdict(True, "simulation passed: " + next(l for l in lines if re.search(pass_pattern, l)), metrics)
     if not lines:

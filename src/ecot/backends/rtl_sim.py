@@ -19,7 +19,14 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.backends import rtl_logs as logs
-from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, infra_error, truncate_log
+from ecot.outcome import (
+    PASS,
+    RESOURCE_LIMIT,
+    TIMEOUT,
+    Outcome,
+    infra_error,
+    truncate_log,
+)
 from ecot.task import Task
 
 SYNTAX_ERROR = "Syntax_Error"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator
 
 from ecot.backends.firmware import LINK_ERROR
 from ecot.backends.firmware_judge import OUTPUT_MISMATCH, REGISTER_MISMATCH

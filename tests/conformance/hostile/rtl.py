@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator
 
-from ecot.backends.rtl import ELABORATION_ERROR, LINT_ERROR, SIMULATION_MISMATCH, SYNTAX_ERROR, SYNTHESIS_ERROR
+from ecot.backends.rtl import (
+    ELABORATION_ERROR,
+    LINT_ERROR,
+    SIMULATION_MISMATCH,
+    SYNTAX_ERROR,
+    SYNTHESIS_ERROR,
+)
 from ecot.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.suite import bundled_suite_path
 
@@ -176,7 +183,8 @@ EARLY_ENDS = {
 }
 
 PLANT = ("/tmp/ecot_persist_marker", "/dev/shm/ecot_persist_marker", "../ecot_persist_marker", "ecot_persist_marker")
-FIND_PLANTED = "".join(opened(p, "r") for p in (*PLANT, "/etc/ld.so.preload"))
+FIND_PLANTED = "".join(opened(p, "r") for p in PLANT) + opened(
+    "/etc/ld.so.preload", "r", 'line = 0; r = $fgets(line, fd); if (line == "/ecot_persist.so\\n") escaped = 1;')
 PLANTER = oracle("".join(wrote(p) for p in PLANT) + opened("/etc/ld.so.preload", "w", '$fdisplay(fd, "/ecot_persist.so"); $fclose(fd);'))
 
 # 17 files of 64 MB, each under the 64 MiB file-size limit: 1.09 GB, which a per-job quota must stop.
@@ -235,7 +243,7 @@ CASES: DomainCases = {
         Case("many_files_below_the_file_limit", TASK, oracle(DISK_FILLER, "    integer k;\n"), wall_s=40.0, options=SIM_ONLY),
     ],
     Attack.PERSIST: [
-        Case("planted_files", TASK, PLANTER, then=oracle(FIND_PLANTED), options=SIM_ONLY),
+        Case("planted_files", TASK, PLANTER, then=oracle(FIND_PLANTED, "    reg [8*32-1:0] line;\n"), options=SIM_ONLY),
         Case("wrong_after_hostile", TASK, PLANTER, then=design(WRONG_MUX), options=SIM_ONLY),
     ],
     Attack.FORK_BOMB: [
