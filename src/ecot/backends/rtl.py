@@ -67,12 +67,15 @@ class RtlBackend(Backend):
         if refused:
             what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
+        # without a backtick there is no directive: the preprocessor would return the text unchanged
+        directives = "`" in candidate
         with sandbox.workdir("ecot-rtl-") as work:
-            run = sim.simulate(task, candidate, work, preprocess=mode != "off" or bool(task.option("lint", False)))
+            wanted = directives and (mode != "off" or bool(task.option("lint", False)))
+            run = sim.simulate(task, candidate, work, preprocess=wanted)
             outcome = rtl_expect.check(task, run, candidate)
             if outcome.passed:
                 outcome = checks.standalone(task, candidate, work, outcome)
-            return self._checks(task, run.preprocessed, work, outcome, mode)
+            return self._checks(task, run.preprocessed if directives else candidate, work, outcome, mode)
 
     @staticmethod
     def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str) -> Outcome:
