@@ -167,6 +167,16 @@ def test_rtllm_references_pass_except_known_broken(rtl: Backend, rtllm_tasks: li
     assert sum(outcome.passed for outcome in outcomes.values()) == RTLLM_COUNT - len(BROKEN_REFERENCES)
 
 
+@needs_rtllm
+@pytest.mark.parametrize("task_id", ["rtllm/adder_8bit", "rtllm/multi_16bit"])  # without and with a testbench $finish
+@pytest.mark.parametrize("ender", ["initial $finish;", "initial #200 $stop;", "integer n; initial begin for (n = 0; n < 300000; n = n + 1) ; #300 $finish; end"])
+def test_rtllm_design_ending_the_run_early_does_not_pass(rtl: Backend, rtllm_tasks: list[Task], task_id: str, ender: str) -> None:
+    task = by_id(rtllm_tasks)[task_id]
+    candidate = "`timescale 1ns / 1ps\n" + (task.reference or "").replace("endmodule", f"  {ender}\nendmodule", 1)
+    outcome = rtl.run(task, candidate)
+    assert outcome.label == "Simulation_Mismatch", (outcome.label, outcome.diagnostic)
+
+
 # -- RTLLM: malformed and partial layouts -----------------------------------------------------------
 TINY_TB = """module tiny_tb;
   reg a; wire y;
