@@ -66,3 +66,70 @@ def test_yosys_findings() -> None:
     assert parse.started and not parse.parsed and not parse.pass_error
     crash = logs.read_yosys("ERROR: readlink(\"/proc/self/exe\") failed\n")
     assert not crash.started
+    assert not found.completed and logs.read_yosys(log + "End of script. Logfile hash: 1\n").completed
+
+
+def test_latch_cells_count_even_without_the_message() -> None:
+    log = "1. Executing Verilog-2005 frontend: d.sv\n   Number of cells:                  2\n     $dlatch                         1\n     $mux  1\n"
+    assert logs.read_yosys(log).problems == ["1 latch cell(s) of type $dlatch in the design"]
+
+
+@pytest.mark.parametrize(
+    ("source", "reaches"),
+    [
+        ('module a(output y); initial $display("//"); assign y = good1.y; endmodule', True),
+        ('module a(output y); initial $display("/*"); assign y = good1.y; initial $display("*/"); endmodule', True),
+        ("module a(output y); wire \\p//q ; assign y = good1.y; endmodule", True),
+        ('module a(output y); initial $display("a.b // c.d"); endmodule', False),
+    ],
+)
+def test_comments_strings_and_escaped_names_are_read_as_the_compiler_reads_them(source: str, reaches: bool) -> None:
+    assert logs.may_reach_outside(source) is reaches
+
+
+def test_the_checkers_read_no_comments_or_attributes() -> None:
+    source = (
+        '(* blackbox *)\nmodule m (input a, output reg q); // synopsys translate_off\n'
+        '  (* nolatches *) always @(*) if (a) q = a; /* full_case\n lint_off */\n'
+        '  initial $display("// kept (* kept *)"); wire \\w(*x ;\nendmodule\n'
+    )
+    checked = logs.strip_for_checks(source)
+    assert checked.count("\n") == source.count("\n")  # line numbers still point at the design
+    for gone in ("blackbox", "translate_off", "nolatches", "full_case", "lint_off"):
+        assert gone not in checked
+    assert "always @(*)" in checked and '"// kept (* kept *)"' in checked and "\\w(*x" in checked
+
+
+def test_testbench_finishes_print_the_tagged_end_mark() -> None:
+    tb = 'initial begin #5 $finish; end\n// $finish;\ninitial $display("$stop;");\nalways @(x) if (y) $stop(1) ; else $finish();\n'
+    marked = logs.tag_testbench(tb, "@T@")
+    assert marked.count('$display("@T@ECOT-TESTBENCH-END")') == 3
+    assert '"@T@$stop;"' in marked and "// $finish;" in marked  # strings and comments untouched
+    lines, ended = logs.split_end(["Mismatches: 0 in 3 samples", logs.END_MARK])
+    assert lines == ["Mismatches: 0 in 3 samples"] and ended
+    assert logs.split_end(["Mismatches: 0 in 0 samples"]) == (["Mismatches: 0 in 0 samples"], False)
+    assert logs.calls_finish(tb) and not logs.calls_finish('// $finish\ninitial $display("$finish");\n')
+
+
+def test_literal_paths_outside_the_work_folder_are_named() -> None:
+    source = (
+        'initial fd = $fopen("scratch.txt", "w");\n'
+        'initial fd = $fopen("/etc/shadow", "r"); // $fopen("/etc/passwd")\n'
+        '`include "../../x.vh"\n'
+        'initial $readmemh("sub/../../data.hex", m);\n'
+        'initial $dumpfile("/tmp/w.vcd");\n'
+    )
+    assert logs.outside_paths(source, "design.sv") == [
+        'design.sv:2: $fopen("/etc/shadow")',
+        'design.sv:3: `include "../../x.vh"',
+        'design.sv:4: $readmemh("sub/../../data.hex")',
+        'design.sv:5: $dumpfile("/tmp/w.vcd")',
+    ]
+
+
+def test_vvp_load_errors_only_when_the_program_did_not_run() -> None:
+    stderr = "design.sv:2: Error: System task/function $system() is not defined by any module.\n"
+    assert logs.vvp_load_errors("sim.vvp: Program not runnable, 1 errors.\n", stderr) == [
+        "design.sv:2: System task/function $system() is not defined by any module."
+    ]
+    assert logs.vvp_load_errors("Mismatches: 0 in 1 samples\n", stderr) == []

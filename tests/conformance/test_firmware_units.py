@@ -3,6 +3,8 @@ replay, the tagged report channel, fault decoding, expectations, build-log diagn
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ecot.backends import firmware_regs as regs
@@ -195,3 +197,31 @@ def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
         checks = len(exp.results) + len(exp.readback) + len(exp.serial) + len(exp.final) + len(exp.pins)
         assert checks, f"{task.id} checks nothing"
         assert task.reference and "harness_main" not in task.reference, task.id
+
+
+def test_a_report_cut_short_is_not_a_pass() -> None:
+    """The end marker counts the results the runtime wrote; fewer reaching the judge fail the run."""
+    from ecot.backends.firmware_judge import OUTPUT_MISMATCH, judge
+    from ecot.backends.firmware_run import Artifacts
+    from ecot.sandbox import ExecResult
+
+    expect = parse_expectations('results = ["crc=0x00000001"]\n', "expect.toml")
+    run = ExecResult(returncode=0, stdout="", stderr="", timed_out=False, output_overflow=False, wall_s=0.1, isolated=True)
+    whole = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000001\n", TAG)
+    cut = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000002\n", TAG)
+    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(""), lambda _: {}, 10.0) for r in (whole, cut)]
+    assert verdicts[0].label == "Pass"
+    assert verdicts[1].label == OUTPUT_MISMATCH and "cut short" in verdicts[1].diagnostic
+
+
+def test_the_judge_reads_what_qemu_wrote_without_following_links(tmp_path: Path) -> None:
+    from ecot.backends.firmware_run import RunFolder, collect, prepare
+
+    folder = RunFolder.new()
+    prepare(tmp_path, folder)
+    secret = tmp_path / "outside.txt"
+    secret.write_text("\x02tag R leaked=1\n")
+    (tmp_path / folder.path("semihost")).symlink_to(secret)
+    (tmp_path / folder.path("usart2")).write_bytes(b"hello")
+    found = collect(tmp_path, folder)
+    assert found.semihost == "" and found.serial == {"USART2": b"hello"}

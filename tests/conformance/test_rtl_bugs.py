@@ -222,8 +222,9 @@ RETURN_IN_FUNCTION = (
 )
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("check", PASS), ("strict", SYNTHESIS_ERROR)])
-def test_yosys_parse_limits_tolerated_only_outside_strict_mode(mode: str, expected: str) -> None:
+@pytest.mark.parametrize(("mode", "expected"), [("check", SYNTHESIS_ERROR), ("strict", SYNTHESIS_ERROR), ("off", PASS)])
+def test_yosys_parse_limits_fail_unless_the_checks_are_off(mode: str, expected: str) -> None:
+    """A design the checks cannot read is not a design the checks passed (only synth = "off" skips them)."""
     task = with_changes(bundled_task("rtl/mux4_bus"), options={"synth": mode})
     assert task.reference is not None
     candidate = task.reference.replace("    always @*", RETURN_IN_FUNCTION, 1).replace(
@@ -232,3 +233,5 @@ def test_yosys_parse_limits_tolerated_only_outside_strict_mode(mode: str, expect
     assert candidate != task.reference and "pick(d3)" in candidate
     outcome = evaluate(task, candidate)
     assert outcome.label == expected, describe(outcome)
+    if expected == SYNTHESIS_ERROR:
+        assert "cannot read the design" in outcome.diagnostic and "design.sv:10: ERROR: syntax error" in outcome.diagnostic

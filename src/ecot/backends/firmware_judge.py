@@ -94,6 +94,9 @@ def _abnormal_end(
         return HARD_FAULT, ("the firmware made a semihosting call that asks the host to run a command (SYS_SYSTEM); "
                             "the harness forbids it, and a board without a debugger answers a BKPT with a HardFault")
     if report.end is not None:
+        if report.end != len(report.results):  # lines lost on the way (e.g. a flood before them): not every check reached us
+            return OUTPUT_MISMATCH, (f"the harness finished after writing {report.end} result(s), but {len(report.results)} "
+                                     "reached the judge: the report was cut short")
         return None
     if "Lockup" in result.stderr:
         pc = re.search(r"R15=([0-9a-f]{8})", result.stderr)

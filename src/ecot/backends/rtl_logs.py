@@ -3,19 +3,34 @@
 The verdict channel: before compiling, every string literal the *testbench* prints through
 $display/$write/$strobe/$monitor is prefixed with a random per-evaluation tag. Only tagged lines
 count as testbench output, so a design that prints "Mismatches: 0" or "PASS" itself is ignored.
+Every `$finish`/`$stop` of the testbench first prints the tagged END_MARK, so the judge knows whether
+the testbench ended the simulation itself or something else (the design's `$finish`) did.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 _PRINT_CALL = re.compile(r'(\$(?:display|write|strobe|monitor)[bho]?\s*\(\s*)"')
 _MODULE_DECL = re.compile(r"^\s*module\s+([A-Za-z_][A-Za-z0-9_$]*)", re.MULTILINE)
-_INSTANCE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s+(?:#\s*\(.*?\)\s*)?([A-Za-z_][A-Za-z0-9_$]*)\s*\(", re.M)
+_INSTANCE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s+(?:#\s*\(.*?\)\s*)?([A-Za-z_][A-Za-z0-9_$]*)\s*\(", re.MULTILINE)
 _COMPILE_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+): (?P<msg>.*)$")
 _SYNTAX_HINTS = ("syntax error", "malformed", "invalid module item", "missing", "unexpected")
+# One left-to-right pass over the source, so a `//` inside a string, a `"` inside a comment or a
+# `(*` inside an escaped identifier is read the way the compiler reads it.
+_TOKEN = re.compile(
+    r'(?P<string>"(?:\\.|[^"\\\n])*")'
+    r"|(?P<escaped>\\\S+)"
+    r"|(?P<comment>//[^\n]*|/\*.*?\*/)"
+    r"|(?P<attribute>\(\*(?!\s*\)).*?\*\))",
+    re.DOTALL,
+)
+_FINISH = re.compile(r"\$(?:finish|stop)\b(?:\s*\([^;]*?\))?\s*;")
+END_MARK = "ECOT-TESTBENCH-END"
 
 FAILURE_WORDS = re.compile(r"mismatch|error|fail|expected|wrong|incorrect", re.IGNORECASE)
 
@@ -25,8 +40,10 @@ def new_tag() -> str:
 
 
 def tag_testbench(source: str, tag: str) -> str:
-    """Prefix the testbench's printed string literals with the secret tag."""
-    return _PRINT_CALL.sub(lambda m: f'{m.group(1)}"{tag}', source)
+    """Prefix the testbench's printed string literals with the secret tag, after making each of its
+    `$finish`/`$stop` calls print END_MARK first (tagged like every other testbench line)."""
+    marked = _map_code(source, lambda code: _FINISH.sub(lambda m: f'begin $display("{END_MARK}"); {m.group(0)} end', code))
+    return _PRINT_CALL.sub(lambda m: f'{m.group(1)}"{tag}', marked)
 
 
 def trusted_lines(output: str, tag: str) -> list[str]:
@@ -36,6 +53,17 @@ def trusted_lines(output: str, tag: str) -> list[str]:
         if tag in line:
             lines.append("".join(line.split(tag)[1:]).strip())
     return lines
+
+
+def split_end(lines: list[str]) -> tuple[list[str], bool]:
+    """The testbench's lines without END_MARK, and whether its own $finish/$stop ended the run."""
+    kept = [line for line in lines if line != END_MARK]
+    return kept, len(kept) != len(lines)
+
+
+def calls_finish(source: str) -> bool:
+    """Whether the source (outside comments and strings) calls $finish or $stop anywhere."""
+    return re.search(r"\$(?:finish|stop)\b", code_only(source)) is not None
 
 
 def strip_tag(output: str, tag: str) -> str:
@@ -51,7 +79,7 @@ def top_testbench_module(source: str) -> str | None:
 
 
 def declared_modules(source: str) -> list[str]:
-    return _MODULE_DECL.findall(_strip_comments(source))
+    return _MODULE_DECL.findall(code_only(source))
 
 
 _DOTTED_NAME = re.compile(r"[A-Za-z_$\\][\w$]*\s*\.\s*[A-Za-z_$\\]")
@@ -60,13 +88,63 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_$\\][\w$]*\s*\.\s*[A-Za-z_$\\]")
 def may_reach_outside(source: str) -> bool:
     """Whether the design could name anything outside itself: a hierarchical (dotted) name, or
     macros/includes that could produce one. False is a guarantee; True only means "check it"."""
-    code = re.sub(r'"(?:\\.|[^"\\])*"', '""', _strip_comments(source))
+    code = code_only(source)
     return "`" in code or _DOTTED_NAME.search(code) is not None
 
 
-def _strip_comments(source: str) -> str:
-    source = re.sub(r"/\*.*?\*/", " ", source, flags=re.DOTALL)
-    return re.sub(r"//[^\n]*", "", source)
+def code_only(source: str) -> str:
+    """The source with comments and attributes blanked (newlines kept) and strings emptied."""
+    return _TOKEN.sub(lambda m: {"string": '""', "escaped": m.group(0)}.get(m.lastgroup or "", None) or _blank(m), source)
+
+
+def strip_for_checks(source: str) -> str:
+    """The source without comments and attributes (newlines kept, so line numbers hold): the
+    structural checks must read what the simulator compiled, not pragmas only they obey
+    (`// synopsys translate_off`, `full_case`, `(* nolatches *)`, `(* blackbox *)`, lint_off)."""
+    return _TOKEN.sub(lambda m: m.group(0) if m.lastgroup in ("string", "escaped") else _blank(m), source)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " + "\n" * match.group(0).count("\n")
+
+
+def _map_code(source: str, edit: Callable[[str], str]) -> str:
+    """Apply `edit` to the code between strings, comments, attributes and escaped identifiers."""
+    parts: list[str] = []
+    index = 0
+    for match in _TOKEN.finditer(source):
+        parts += [edit(source[index : match.start()]), match.group(0)]
+        index = match.end()
+    return "".join([*parts, edit(source[index:])])
+
+
+# System tasks that name host files, and `include: a literal path outside the work folder is refused
+# before anything runs (a computed one meets the sandbox, which shows no host files).
+_FILE_TASK = re.compile(r'(?:\$(?P<task>fopen[rwa]?|readmem[hb]|writemem[hb]|dumpfile|sdf_annotate)\s*\(\s*|`(?P<inc>include)\s*)"(?P<path>[^"\n]*)"')
+
+
+def outside_paths(source: str, name: str) -> list[str]:
+    """`name:line: $fopen("/etc/shadow")` for every literal path that leaves the work folder."""
+    text = strip_for_checks(source)
+    found = []
+    for match in _FILE_TASK.finditer(text):
+        path = match.group("path")
+        if path.startswith(("/", "~", "\\")) or ".." in PurePosixPath(path).parts:
+            line = text.count("\n", 0, match.start()) + 1
+            what = f"`include \"{path}\"" if match.group("inc") else f'${match.group("task")}("{path}")'
+            found.append(f"{name}:{line}: {what}")
+    return found
+
+
+_LOAD_ERROR = re.compile(r"^(?P<where>\S+:\d+): Error: (?P<msg>.*)$", re.MULTILINE)
+
+
+def vvp_load_errors(stdout: str, stderr: str) -> list[str]:
+    """Errors vvp reports while loading the compiled program (before any of it runs), e.g. a system
+    task it does not provide such as $system. Empty when the program ran."""
+    if "Program not runnable" not in stdout + stderr:
+        return []
+    return [f"{m.group('where')}: {m.group('msg').strip()}" for m in _LOAD_ERROR.finditer(stderr)]
 
 
 @dataclass(frozen=True)
@@ -107,7 +185,7 @@ def judge_simulation(lines: list[str], pass_pattern: str, fail_pattern: str | No
             if match:
                 metrics = {k: int(v) for k, v in match.groupdict().items() if v is not None and v.isdigit()}
     passed = any(re.search(pass_pattern, line) for line in lines)
-    failed = bool(fail_pattern) and any(re.search(fail_pattern, line) for line in lines)
+    failed = fail_pattern is not None and any(re.search(fail_pattern, line) for line in lines)
     if passed and not failed:
         return SimVerdict(True, "simulation passed: " + next(l for l in lines if re.search(pass_pattern, l)), metrics)
     if not lines:
@@ -123,9 +201,13 @@ class SynthFindings:
     started: bool  # Yosys got as far as reading the design
     parsed: bool  # ... and its frontend accepted it
     pass_error: bool  # a later pass (proc, check, ...) rejected it
+    completed: bool  # every pass of the script ran ("End of script")
     problems: list[str]
     metrics: dict[str, int]
     first_error: str
+
+
+_LATCH_CELL = re.compile(r"^\s+(\$_?(?:a?dlatch\w*|DLATCH\w*))\s+(\d+)\s*$", re.MULTILINE | re.IGNORECASE)
 
 
 def read_yosys(log: str) -> SynthFindings:
@@ -133,6 +215,8 @@ def read_yosys(log: str) -> SynthFindings:
     problems: list[str] = []
     for match in re.finditer(r"Latch inferred for signal `\\?([^']+)'", log):
         problems.append(f"inferred latch for signal {match.group(1).replace(chr(92), '')}")
+    if not problems:  # the cell count catches latches however they came about
+        problems += [f"{count} latch cell(s) of type {cell} in the design" for cell, count in _LATCH_CELL.findall(log)]
     for match in re.finditer(r"found logic loop in module (\S+):\n((?:\s{4}.*\n?)+)", log):
         wires = re.findall(r"wire \\(\S+)", match.group(2))
         through = f" through {', '.join(dict.fromkeys(wires))}" if wires else ""
@@ -146,6 +230,7 @@ def read_yosys(log: str) -> SynthFindings:
         started="frontend" in log,
         parsed=not frontend_error,
         pass_error=bool(errors) and not frontend_error,
+        completed="End of script." in log and not errors,
         problems=list(dict.fromkeys(problems)),
         metrics=metrics,
         first_error=errors[0] if errors else "",

@@ -9,6 +9,10 @@ Layout (flat, usually `dataset_spec-to-rtl/`):
 The reference stays in the bundle because the testbench instantiates it; the backend renames
 RefModule per evaluation (option hidden_modules) so a candidate cannot simply instantiate it.
 The task's own reference is the same source with RefModule renamed to TopModule.
+
+VerilogEval judges by simulation alone, and some of its problems ask for a latch, so the tasks
+switch ecot's structural (Yosys) checks off (synth = "off"): a design passes exactly when it passes
+the benchmark's own testbench, with every sample of the reference's run checked.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ def _import_problem(stem: str, parts: dict[str, Path]) -> Task:
             "hidden_modules": [REF_MODULE],
             "pass_pattern": PASS_PATTERN,
             "count_pattern": COUNT_PATTERN,
+            "synth": "off",
         },
         "tags": ["verilog-eval", "spec-to-rtl"],
     }
