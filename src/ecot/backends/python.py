@@ -42,6 +42,7 @@ INTERPRETER = "/usr/bin/python3"
 FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only
 ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
 TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
+HARNESS = ("harness", "child", "jail")  # python_<name>.py, copied in as ecot_<name>.py
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,14 @@ def run_harness(
     }
     with big_ints():
         spec_text = json.dumps(job)
-    files = {"solution.py": code, "ecot_harness.py": _source("python_harness.py"), "spec.json": spec_text}
+    files = {"solution.py": code, "spec.json": spec_text, **{f"ecot_{name}.py": _source(f"python_{name}.py") for name in HARNESS}}
     if trace is not None:
         files["ecot_trace.py"] = _source("python_trace.py")
     with sandbox.workdir("ecot-py-") as work:
         sandbox.write_files(work, files)
         argv = [INTERPRETER, *FLAGS, "ecot_harness.py", "spec.json"]
         result = sandbox.run(argv, work, task.limits, env=ENV)
-    return Run(result, parse_records(result.stdout))
+    return Run(result, parse_records(result.stdout), len(job["tests"]) if trace is None else 1)
 
 
 @lru_cache(maxsize=None)
