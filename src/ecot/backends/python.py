@@ -18,11 +18,10 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
+from ecot.backends import python_bundle
 from ecot.backends.base import Backend, tool_version
 from ecot.backends.python_spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.backends.python_verdict import (
@@ -43,6 +42,7 @@ FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard libr
 ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
 TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
 HARNESS = ("harness", "child", "jail")  # python_<name>.py, copied in as ecot_<name>.py
+MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
 
 
 @dataclass(frozen=True)
@@ -138,20 +138,12 @@ def run_harness(
     }
     with big_ints():
         spec_text = json.dumps(job)
-    files = {"solution.py": code, "spec.json": spec_text, **{f"ecot_{name}.py": _source(f"python_{name}.py") for name in HARNESS}}
-    if trace is not None:
-        files["ecot_trace.py"] = _source("python_trace.py")
+    modules = HARNESS + (("trace",) if trace is not None else ())
     with sandbox.workdir("ecot-py-") as work:
-        sandbox.write_files(work, files)
-        argv = [INTERPRETER, *FLAGS, "ecot_harness.py", "spec.json"]
-        result = sandbox.run(argv, work, task.limits, env=ENV)
+        sandbox.write_files(work, {"solution.py": code, "spec.json": spec_text, **python_bundle.texts(modules)})
+        python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
+        result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
     return Run(result, parse_records(result.stdout), len(job["tests"]) if trace is None else 1)
-
-
-@lru_cache(maxsize=None)
-def _source(name: str) -> str:
-    """A stdlib-only module of this package, as text to copy into the sandbox (never imported here)."""
-    return (Path(__file__).parent / name).read_text(encoding="utf-8")
 
 
 def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:

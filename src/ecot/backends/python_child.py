@@ -1,8 +1,9 @@
 """The candidate's side of a python test run: what a forked child of the harness does (standard library only).
 
-Copied into the sandbox as `ecot_child.py`; ecot_harness.py forks a child per run (function mode: load
-the module once, then call the entry point for each test, like a judge that keeps one process) or per
-test (stdio mode: the program runs once as __main__). From the moment the candidate's code runs the
+Copied into the sandbox as `ecot_child.py`; ecot_harness.py forks one child per run, which runs the
+tests in order, each when the harness says so: function mode loads the module once and calls the
+entry point per test (module state carries over, as on a judge that keeps one process); stdio mode
+runs the program as __main__ per test, with a fresh namespace. From the moment the candidate's code runs the
 child is the candidate's, so it reports only what the candidate *produced* (a return value, captured
 stdout, an exception, an exit) as length-prefixed JSON frames on its reply pipe. The harness alone
 decides status and time, from the kernel, and writes the records the host reads.
@@ -22,7 +23,8 @@ import sys
 import traceback
 from typing import Any, Callable
 
-from ecot_jail import REPLY_FD, confine
+from ecot_jail import GO_FD, REPLY_FD, confine
+from ecot_jail import prepare as jail_ready
 
 SOLUTION = "solution.py"
 PRINTED_CAP = 4096  # what a function's own prints show in the log
@@ -181,49 +183,46 @@ def _call(target: Callable[..., Any], args: Any) -> Any:
 
 
 def _traced(job: dict[str, Any]) -> Any:
-    """The tracer for this child's (only) test, which sends its trace as soon as it is full."""
+    """The tracer of a trace run (one test), which sends its trace as soon as it is full."""
     tracer = job.get("tracer")
     if tracer is not None:
         tracer.on_full = lambda full: send({"kind": "trace", **full.result()})
     return tracer
 
 
-def function_session(job: dict[str, Any]) -> None:
-    """Load the module once, then run every test of the job in order, one frame per test."""
+def load(job: dict[str, Any]) -> Callable[..., Any] | None:
+    """Function mode: execute the module once and find the entry point; reports how that went."""
     namespace: dict[str, Any] = {}
     with Capture(""):
         status, payload = guarded(lambda: exec(job["code"], namespace))
     if status != "ok":
         send({**_result(-1, status, payload), "kind": "load"})
-        return
+        return None
     target = _entry(namespace, str(job["entry"]))
-    if target is None:
-        send({"kind": "load", "status": "missing", "entry": job["entry"]})
-        return
-    send({"kind": "load", "status": "ok"})
-    tracer, cap = _traced(job), int(job["cap"])
-    for index, raw in enumerate(job["tests"]):
-        args = json.loads(raw)  # a fresh copy: a candidate that mutates its input cannot touch the next test
-        with Capture("") as capture:
-            status, value = guarded(lambda: _call(target, args), tracer)
-        printed, over = capture.read(cap)
-        record = _result(index, status, value)
-        if status == "ok":
-            record.update(_encoded(value, cap))
-        if printed:
-            record["printed"] = printed[:PRINTED_CAP]
-        if over:
-            record.update(status="output_limit", size=cap)
-        _send_trace(tracer)
-        send(record)
+    send({"kind": "load", "status": "ok"} if target is not None else {"kind": "load", "status": "missing", "entry": job["entry"]})
+    return target
 
 
-def stdio_test(job: dict[str, Any], index: int) -> None:
-    """Run the program once as __main__ on test `index`'s input."""
+def call_test(target: Callable[..., Any], raw: str, index: int, cap: int, tracer: Any) -> dict[str, Any]:
+    args = json.loads(raw)  # a fresh copy: a candidate that mutates its input cannot touch the next test
+    with Capture("") as capture:
+        status, value = guarded(lambda: _call(target, args), tracer)
+    printed, over = capture.read(cap)
+    record = _result(index, status, value)
+    if status == "ok":
+        record.update(_encoded(value, cap))
+    if printed:
+        record["printed"] = printed[:PRINTED_CAP]
+    if over:
+        record.update(status="output_limit", size=cap)
+    return record
+
+
+def program_test(code: Any, text_in: str, index: int, cap: int, tracer: Any) -> dict[str, Any]:
+    """Run the program as __main__ on one test's input, then wait for its threads as an interpreter would."""
     namespace = {"__name__": "__main__", "__builtins__": builtins}
-    tracer, cap = _traced(job), int(job["cap"])
-    with Capture(job["tests"][index]) as capture:
-        status, payload = guarded(lambda: exec(job["code"], namespace), tracer)
+    with Capture(text_in) as capture:
+        status, payload = guarded(lambda: (exec(code, namespace), _join_threads()), tracer)
     out, over = capture.read(cap)
     if status == "exit" and payload in (0, None):
         status = "ok"
@@ -232,21 +231,44 @@ def stdio_test(job: dict[str, Any], index: int) -> None:
         record.update(status="output_limit", size=cap)
     elif status in ("ok", "exit", "error"):
         record["stdout"] = out
-    _send_trace(tracer)
-    send(record)
+    return record
 
 
-def _send_trace(tracer: Any) -> None:
-    if tracer is not None and not tracer.truncated:  # a full tracer has sent its trace already
-        send({"kind": "trace", **tracer.result()})
+def _join_threads() -> None:
+    threading = sys.modules.get("threading")  # not imported unless the program did
+    if threading is not None:
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
 
 
-def child_main(job: dict[str, Any], reply_fd: int, judge: int, index: int | None) -> None:
-    """The forked child's whole life; the caller exits right after, whatever happens."""
+def session(job: dict[str, Any]) -> None:
+    """Every test of the job in order, each on the judge's go-ahead, one frame each."""
+    target = load(job) if job["mode"] == "function" else None
+    if job["mode"] == "function" and target is None:
+        return
+    tracer, cap = _traced(job), int(job["cap"])
+    for index, raw in enumerate(job["tests"]):
+        if not os.read(GO_FD, 1):  # one test at a time, so the judge's clock sees only this one
+            return
+        if target is not None:
+            record = call_test(target, raw, index, cap, tracer)
+        else:
+            record = program_test(job["code"], raw, index, cap, tracer)
+        if tracer is not None and not tracer.truncated:  # a full tracer has sent its trace already
+            send({"kind": "trace", **tracer.result()})
+        send(record)
+
+
+def prepare() -> None:
+    """In the judge, before its first fork: what every child needs, made once."""
     global _reserve
-    confine(reply_fd, judge)
     _reserve = bytearray(2 << 20)
-    if index is None:
-        function_session(job)
-    else:
-        stdio_test(job, index)
+    jail_ready()
+
+
+def child_main(job: dict[str, Any], pipes: dict[int, int], judge: int) -> None:
+    """The forked child's whole life; the caller exits right after, whatever happens."""
+    confine(pipes, judge)
+    gc.enable()
+    session(job)

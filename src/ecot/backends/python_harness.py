@@ -1,17 +1,19 @@
 """The judge of a python test run, inside the sandbox (standard library only).
 
 Copied into the work dir as `ecot_harness.py` (with ecot_child.py, ecot_jail.py and, for trace runs,
-ecot_trace.py) and run as `python3 -S -s -B ecot_harness.py spec.json`. The spec holds the test
-*inputs* only; expected outputs never enter the sandbox. This process never runs candidate code: it
-compiles solution.py, makes itself non-dumpable, then forks a child (ecot_child.py) per run in function
-mode (the module is loaded once and every test called in turn, so module state carries over as on a
-judge) or per test in stdio mode. A child reports what the candidate produced on a pipe of its own;
-this process alone decides each test's status and time and writes one JSON record per test on its
-stdout, which no child holds:
+ecot_trace.py) and run as `python3 -S -s -B -c "import ecot_harness; ecot_harness.main('spec.json')"`.
+The spec holds the test *inputs* only; expected outputs never enter the sandbox. This process never
+runs candidate code: it compiles solution.py, makes itself non-dumpable, then forks one child
+(ecot_child.py) that runs the tests in order, each on our go-ahead: function mode loads the module
+once and calls the entry point per test (module state carries over, as on a judge); stdio mode runs
+the program per test. The child reports what the candidate produced on a pipe of its own; this
+process alone decides each test's status and time and writes the records on its stdout, which the
+child does not hold:
 
 - CPU time: the kernel's CPU clock of the child (all its threads; it cannot start processes), read
-  when a report arrives, so every CPU second lands in some test's window; the final window ends
-  at the child's death (wait4). Over the test's limit: SIGKILL, `timeout`.
+  when the go-ahead is given and when the report arrives; the child waits between tests, and the
+  last window ends at its death (wait4), so every CPU second lands in some test's window. Over the
+  test's limit: SIGKILL, `timeout`.
 - Wall time: our own clock, limit x wall_factor + 0.5 s (for code that sleeps): SIGKILL, `timeout`.
 - A child that dies without its report: `crash` (exit status or signal); a report that is not one
   well-formed frame for the test asked: `bad_report`. Tests after a fatal one are `skipped`.
@@ -23,6 +25,7 @@ per test, `trace` in trace runs, and `done`; the host rejects any other shape.
 from __future__ import annotations
 
 import builtins
+import gc
 import json
 import os
 import resource
@@ -30,11 +33,11 @@ import select
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import ecot_child  # every import happens before the first candidate code: the work dir is on sys.path
-from ecot_jail import protect_judge
+# (and none is heavy: dataclasses alone would cost as much as the fork)
+from ecot_jail import GO_FD, REPLY_FD, protect_judge
 
 SOLUTION = "solution.py"
 WALL_SLACK_S = 0.5
@@ -49,16 +52,13 @@ ERROR_FIELDS = ("type", "message", "line", "offset", "text", "function", "traceb
 Emit = Callable[[dict[str, Any]], None]
 
 
-@dataclass
 class Window:
     """Between two reports of a child: the report (a dict, or why it is malformed; None if none came),
     the child's CPU seconds and our wall seconds, and why we killed it ("cpu", "wall", "output" for a
     frame longer than any report, "traced"; "" if we did not)."""
 
-    report: dict[str, Any] | str | None
-    cpu: float
-    wall: float
-    over: str = ""
+    def __init__(self, report: dict[str, Any] | str | None, cpu: float, wall: float, over: str = "") -> None:
+        self.report, self.cpu, self.wall, self.over = report, cpu, wall, over
 
 
 def _small_int(text: str) -> int:
@@ -78,19 +78,21 @@ def parse_frame(frame: bytes) -> dict[str, Any] | str:
 class Child:
     """A forked child running candidate code, watched from outside."""
 
-    def __init__(self, job: dict[str, Any], index: int | None, stop_on_trace: bool) -> None:
+    def __init__(self, job: dict[str, Any], stop_on_trace: bool) -> None:
         read_fd, write_fd = os.pipe()
+        go_read, go_write = os.pipe()
         judge = os.getpid()
         pid = os.fork()
         if pid == 0:  # never returns into the judge's code, whatever happens
             code = 0
             try:
-                os.close(read_fd)
-                ecot_child.child_main(job, write_fd, judge, index)
+                ecot_child.child_main(job, {REPLY_FD: write_fd, GO_FD: go_read}, judge)
             except BaseException:  # noqa: BLE001 - the candidate's doing or ours: either way no report
                 code = 70
             os._exit(code)
         os.close(write_fd)
+        os.close(go_read)
+        self.go_fd = go_write
         try:
             os.setpgid(pid, pid)
         except OSError:  # the child got there first
@@ -174,6 +176,13 @@ class Child:
         self.close()
         return Window(None, self._settle(), time.monotonic() - start, why)
 
+    def go(self) -> None:
+        """Let the child run its next test (it waits for this, so no test's CPU lands in another's window)."""
+        try:
+            os.write(self.go_fd, b"g")
+        except OSError:  # it has gone: the window will say how
+            pass
+
     def close(self) -> float:
         """Kill and reap the child (its process group, and itself should it have left the group); the
         CPU seconds it spent after its last report."""
@@ -186,6 +195,7 @@ class Child:
             self._reap()
         if not self.closed:
             os.close(self.fd)
+            os.close(self.go_fd)
             self.closed = True
         return self._settle()
 
@@ -195,23 +205,18 @@ class Child:
         return {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.waitstatus_to_exitcode(status)}
 
 
-@dataclass(frozen=True)
 class Plan:
-    mode: str
-    tests: list[str]
-    limits: list[float]
-    cap: int  # a test's printed output or return value, in characters
-    wall_factor: float
-    trace: dict[str, Any] | None
+    """What to run: the mode, the tests' inputs and CPU limits, the output cap, the trace request."""
 
-    @classmethod
-    def of(cls, spec: dict[str, Any]) -> Plan:
-        tests, limits, trace = list(spec["tests"]), [float(x) for x in spec["limits"]], spec.get("trace")
-        if trace is not None:  # a trace run executes only the traced test
-            index = int(trace["test"])
-            tests, limits = tests[index : index + 1], limits[index : index + 1]
-        cap = int(spec.get("output_cap", 1 << 20))
-        return cls(spec["mode"], tests, limits, cap, float(spec.get("wall_factor", 3.0)), trace)
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.mode: str = spec["mode"]
+        self.tests, self.limits = list(spec["tests"]), [float(x) for x in spec["limits"]]
+        self.trace: dict[str, Any] | None = spec.get("trace")
+        if self.trace is not None:  # a trace run executes only the traced test
+            index = int(self.trace["test"])
+            self.tests, self.limits = self.tests[index : index + 1], self.limits[index : index + 1]
+        self.cap = int(spec.get("output_cap", 1 << 20))  # a test's printed output or return value, in characters
+        self.wall_factor = float(spec.get("wall_factor", 3.0))
 
     @property
     def frame_cap(self) -> int:
@@ -260,15 +265,19 @@ def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
     return out
 
 
-def run_function(job: dict[str, Any], plan: Plan, emit: Emit) -> list[Child]:
-    """One child: the module's load, then every test in turn."""
-    child = Child(job, None, plan.trace is not None)
-    load_limit = max(plan.limits) if plan.limits else 2.0
-    load = verdict("load", -1, child.window(load_limit, plan.wall(load_limit), plan.frame_cap), load_limit, child, plan)
-    emit(load)
-    done = 0 if load["status"] != "ok" else len(plan.tests)
+def run(job: dict[str, Any], plan: Plan, emit: Emit) -> Child:
+    """One child for the run: in function mode the module's load first, then every test in turn."""
+    child = Child(job, plan.trace is not None)
+    ready = True
+    if plan.mode == "function":
+        limit = max(plan.limits) if plan.limits else 2.0
+        load = verdict("load", -1, child.window(limit, plan.wall(limit), plan.frame_cap), limit, child, plan)
+        emit(load)
+        ready = load["status"] == "ok"
+    done = len(plan.tests) if ready else 0
     for index in range(done):
         limit = plan.limits[index]
+        child.go()
         window = child.window(limit, plan.wall(limit), plan.frame_cap)
         if index == len(plan.tests) - 1:
             window.cpu += child.close()  # the last window ends at the child's death
@@ -279,23 +288,7 @@ def run_function(job: dict[str, Any], plan: Plan, emit: Emit) -> list[Child]:
             break
     child.close()
     _skip(emit, done, len(plan.tests))
-    return [child]
-
-
-def run_stdio(job: dict[str, Any], plan: Plan, emit: Emit) -> list[Child]:
-    """A child per test: the program runs once as __main__."""
-    children: list[Child] = []
-    for index, limit in enumerate(plan.limits):
-        child = Child(job, index, plan.trace is not None)
-        children.append(child)
-        window = child.window(limit, plan.wall(limit), plan.frame_cap)
-        window.cpu += child.close()
-        record = verdict("test", index, window, limit, child, plan)
-        emit(record)
-        if record["status"] in FATAL:
-            _skip(emit, index + 1, len(plan.tests))
-            break
-    return children
+    return child
 
 
 def _skip(emit: Emit, start: int, end: int) -> None:
@@ -319,8 +312,8 @@ def _compile(source: str) -> Any:
     return None
 
 
-def _trace_record(plan: Plan, children: list[Child]) -> dict[str, Any] | None:
-    found = next((c.trace for c in children if c.trace is not None), None)
+def _trace_record(plan: Plan, child: Child) -> dict[str, Any] | None:
+    found = child.trace
     if plan.trace is None or found is None:
         return None
     events = found.get("events")
@@ -342,6 +335,7 @@ def main(spec_path: str) -> int:
     os.unlink(spec_path)
     with open(SOLUTION, encoding="utf-8", errors="replace") as handle:
         source = handle.read()
+    gc.disable()  # with gc.freeze() below: forked children do not copy the judge's heap page by page
     protect_judge()
     builtins.exit = builtins.quit = sys.exit  # -S skips site, which normally defines these
     sys.set_int_max_str_digits(0)  # answers may be huge ints, as on judges that run older Pythons
@@ -349,14 +343,16 @@ def main(spec_path: str) -> int:
     code = _compile(source)
     if code is not None:
         _emit({"kind": "compiled"})
-        plan = Plan.of(spec)
-        job = {"code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap, "tracer": _tracer(plan.trace)}
-        children = (run_function if plan.mode == "function" else run_stdio)(job, plan, _emit)
-        trace = _trace_record(plan, children)
+        plan = Plan(spec)
+        job = {"mode": plan.mode, "code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap,
+               "tracer": _tracer(plan.trace)}
+        ecot_child.prepare()
+        gc.freeze()
+        trace = _trace_record(plan, run(job, plan, _emit))
         if trace is not None:
             _emit(trace)
     _emit({"kind": "done"})
-    return 0
+    os._exit(0)  # nothing is buffered (records go out with os.write); skip tearing the interpreter down
 
 
 if __name__ == "__main__":

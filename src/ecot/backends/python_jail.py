@@ -3,7 +3,7 @@
 Copied into the sandbox as `ecot_jail.py`. `protect_judge()` runs in the harness before its first fork:
 a non-dumpable process cannot be ptraced, nor its /proc files (memory, descriptors) opened, by another
 process of the same user. `confine()` runs in each forked child before any candidate code: it keeps
-only stdin, stdout, stderr and the reply pipe, dies with the judge, and installs a seccomp filter under
+only stdin, stdout, stderr and its pipes to the judge, dies with the judge, and installs a seccomp filter under
 which the child can start threads but never a process (fork, vfork, clone without CLONE_THREAD),
 nor ptrace or read another process's memory. A process the candidate started would compute outside
 the CPU clock the judge reads, and could outlive the test.
@@ -12,12 +12,14 @@ the CPU clock the judge reads, and could outlive the test.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import resource
 import signal
 import struct
+from typing import Any
 
-REPLY_FD = 3  # the child's end of its reply pipe, after confine()
+REPLY_FD, GO_FD = 3, 4  # the child's ends of its reply pipe and (function mode) its go-ahead pipe
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 38
 SECCOMP_MODE_FILTER = 2
@@ -67,25 +69,35 @@ def no_process_filter(machine: str) -> bytes | None:
     return b"".join(ops)
 
 
-def _forbid_processes() -> None:
+_filter: list[tuple[Any, _Program]] = []  # (buffer, program), built once in the judge for every child
+
+
+def prepare() -> None:
+    """Build the seccomp program once, before the first fork."""
     program = no_process_filter(os.uname().machine)
-    if program is not None and _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
+    if program is not None and not _filter:
         buffer = ctypes.create_string_buffer(program, len(program))
-        prog = _Program(len(program) // 8, ctypes.addressof(buffer))
-        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0:
+        _filter.append((buffer, _Program(len(program) // 8, ctypes.addressof(buffer))))
+
+
+def _forbid_processes() -> None:
+    if _filter and _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
+        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_filter[0][1]), 0, 0) == 0:
             return
     # no filter here: no new tasks at all (threads count against RLIMIT_NPROC too)
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
 
 
-def confine(reply_fd: int, judge: int) -> None:
-    """In a freshly forked child: the descriptors, the parent-death signal, the process group, the filter."""
+def confine(pipes: dict[int, int], judge: int) -> None:
+    """In a freshly forked child: its descriptors (pipes: wanted number -> current one), the
+    parent-death signal, its own process group, the filter."""
     null = os.open(os.devnull, os.O_RDWR)
     for target in (0, 1):  # the judge's stdout is the verdict channel: gone from here before anything else
         os.dup2(null, target)
-    if reply_fd != REPLY_FD:
-        os.dup2(reply_fd, REPLY_FD)
-    os.closerange(REPLY_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    high = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for target, fd in pipes.items()}  # out of the way first
+    for target, fd in high.items():
+        os.dup2(fd, target)
+    os.closerange(max(pipes, default=2) + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     if _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != judge:
         os._exit(70)
     os.setpgid(0, 0)
