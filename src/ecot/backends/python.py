@@ -1,8 +1,11 @@
 """General Python (LiveCodeBench / CWM style): a function or a stdin/stdout program, run against tests.
 
 The candidate runs under the system interpreter (/usr/bin/python3 -S: standard library only) in the
-long-lived sandbox, through a harness (python_harness.py) that reports per test what the candidate
-returned or printed, or how it failed. Expected outputs stay on the host and are compared there.
+long-lived sandbox. A harness (python_harness.py) that never runs candidate code forks a child
+(python_child.py, walled in by python_jail.py) that runs the tests one by one; the child reports what
+the candidate returned or printed, or how it failed, and the harness alone decides each test's status
+and CPU time (the kernel's clock) and writes the records. Expected outputs stay on the host and are
+compared there; a report missing a test, repeating one or cut short never passes.
 Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test); the
 reference is timed once per task and process, in the same sandbox. With tracing on (option
 `trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the

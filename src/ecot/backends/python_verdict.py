@@ -294,7 +294,7 @@ def _log(run: Run, verdicts: dict[int, str] | None = None) -> str:
             if record.get("printed"):
                 lines.append(f"  printed: {clip(record['printed'], 300)}")
         elif kind == "syntax" or (kind == "load" and record.get("status") != "ok"):
-            lines.append(f"{kind}: {record.get('status', 'error')} {error.get('type', '')}: {clip(error.get('message', ''))}")
+            lines.append(f"{kind}: {record.get('status', 'error')}{_detail(record, error)}")
         if error.get("traceback") and not traceback_shown:
             lines.append(str(error["traceback"]).rstrip())
             traceback_shown = True
