@@ -91,7 +91,8 @@ def run_with_jail(tmp_path: Path, script: str, *args: str) -> str:
     tmp_path.chmod(0o755)
     for name, text in python_bundle.texts(("jail",)).items():
         (tmp_path / name).write_text(text)
-    done = subprocess.run([PYTHON, "-S", "-s", "-B", "-c", script, *args], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    argv = [PYTHON, "-S", "-s", "-B", "-c", script, *args]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

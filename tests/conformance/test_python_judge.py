@@ -92,7 +92,7 @@ def test_stdio_programs_may_work_in_a_thread() -> None:
     real interpreter waits for its threads before it exits."""
     task = bundled_task("python/fizzbuzz")
     program = ("import sys, threading\nthreading.stack_size(1 << 26)\nsys.setrecursionlimit(10000)\n"
-               f"def main():\n" + "".join("    " + line + "\n" for line in (task.reference or "").splitlines())
+               "def main():\n" + "".join("    " + line + "\n" for line in (task.reference or "").splitlines())
                + "threading.Thread(target=main).start()\n")
     outcome = evaluate(task, program)
     assert outcome.label == PASS, describe(outcome)
@@ -140,7 +140,8 @@ def _lines(judge: Judge, tests: list[dict[str, Any]], done: bool = True) -> str:
 
 
 def _passing(judge: Judge) -> list[dict[str, Any]]:
-    return [{"kind": "test", "i": i, "status": "ok", "cpu": 0.001, "value": json.dumps(want)} for i, want in enumerate(judge.expected)]
+    return [{"kind": "test", "i": i, "status": "ok", "cpu": 0.001, "value": json.dumps(want)}
+            for i, want in enumerate(judge.expected)]
 
 
 def _outcome(judge: Judge, stdout: str) -> Any:

@@ -130,10 +130,11 @@ def run_harness(
     task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
+    tests = [case.sandbox_input(spec.mode) for case in cases]
     job = {
         "mode": spec.mode,
         "entry": spec.entry_point,
-        "tests": [case.sandbox_input(spec.mode) for case in cases],
+        "tests": tests,
         "limits": limits,
         # a quarter of the job's output limit per test: results travel on the job's stdout
         "output_cap": task.limits.output_kb * 1024 // 4,
@@ -146,7 +147,7 @@ def run_harness(
         sandbox.write_files(work, {"solution.py": code, "spec.json": spec_text, **python_bundle.texts(modules)})
         python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
         result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
-    return Run(result, parse_records(result.stdout), len(job["tests"]) if trace is None else 1)
+    return Run(result, parse_records(result.stdout), len(tests) if trace is None else 1)  # a trace run runs one test
 
 
 def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:

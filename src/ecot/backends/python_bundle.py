@@ -45,7 +45,8 @@ def bytecode(interpreter: str, names: tuple[str, ...]) -> dict[str, bytes]:
         for name, text in texts(names).items():
             (Path(tmp) / name).write_text(text, encoding="utf-8")
             paths.append(name)
-        done = subprocess.run([interpreter, "-S", "-s", "-c", COMPILE, *paths], cwd=tmp, capture_output=True, text=True, timeout=60)
+        argv = [interpreter, "-S", "-s", "-c", COMPILE, *paths]
+        done = subprocess.run(argv, cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             log.warning("could not precompile the python harness with %s: %s", interpreter, done.stderr.strip()[-300:])
             return {}

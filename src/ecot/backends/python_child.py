@@ -144,7 +144,8 @@ def guarded(body: Callable[[], Any], tracer: Any = None) -> tuple[str, Any]:
         return "memory", None
     except SystemExit as err:
         code = err.code
-        return "exit", code if isinstance(code, type(None)) or (isinstance(code, int) and abs(code) < 1 << 31) else _safe_repr(code)
+        plain = code is None or (isinstance(code, int) and abs(code) < 1 << 31)
+        return "exit", code if plain else _safe_repr(code)
     except BaseException as err:  # noqa: BLE001 - everything else is the candidate's exception
         return "error", error_info(err)
 
@@ -221,8 +222,12 @@ def call_test(target: Callable[..., Any], raw: str, index: int, cap: int, tracer
 def program_test(code: Any, text_in: str, index: int, cap: int, tracer: Any) -> dict[str, Any]:
     """Run the program as __main__ on one test's input, then wait for its threads as an interpreter would."""
     namespace = {"__name__": "__main__", "__builtins__": builtins}
+    def program() -> None:
+        exec(code, namespace)
+        _join_threads()
+
     with Capture(text_in) as capture:
-        status, payload = guarded(lambda: (exec(code, namespace), _join_threads()), tracer)
+        status, payload = guarded(program, tracer)
     out, over = capture.read(cap)
     if status == "exit" and payload in (0, None):
         status = "ok"

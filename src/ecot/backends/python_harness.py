@@ -35,8 +35,9 @@ import sys
 import time
 from typing import Any, Callable
 
-import ecot_child  # every import happens before the first candidate code: the work dir is on sys.path
-# (and none is heavy: dataclasses alone would cost as much as the fork)
+# Every import happens here, before the first candidate code (the work dir is on sys.path), and none
+# is heavy: dataclasses alone would cost as much as the fork.
+import ecot_child
 from ecot_jail import GO_FD, REPLY_FD, protect_judge
 
 SOLUTION = "solution.py"
@@ -233,7 +234,6 @@ def verdict(kind: str, index: int, window: Window, limit: float, child: Child, p
         return {**record, "status": "timeout", "limit": "wall", "wall_limit": round(plan.wall(limit), 3)}
     if window.over == "cpu" or window.cpu > limit:
         return {**record, "status": "timeout", "limit": "cpu"}
-    cap = plan.cap
     if window.over == "output":
         return {**record, "status": "bad_report", "why": f"a frame longer than {plan.frame_cap} bytes, more than any report"}
     if window.over == "traced":
@@ -241,10 +241,11 @@ def verdict(kind: str, index: int, window: Window, limit: float, child: Child, p
     report = window.report
     if report is None:
         return {**record, "status": "crash", **child.ending()}
-    if isinstance(report, dict) and report.get("kind") == kind and report.get("i", -1) == index:
-        if report.get("status") in CHILD_STATUSES[kind]:
-            return {**record, **_values(report, plan.cap)}
-    return {**record, "status": "bad_report", "why": report if isinstance(report, str) else f"not the {kind} report of test {index}"}
+    if isinstance(report, dict) and (report.get("kind"), report.get("i", -1)) == (kind, index) \
+            and report.get("status") in CHILD_STATUSES[kind]:
+        return {**record, **_values(report, plan.cap)}
+    why = report if isinstance(report, str) else f"not the {kind} report of test {index}"
+    return {**record, "status": "bad_report", "why": why}
 
 
 def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:

@@ -81,9 +81,9 @@ def prepare() -> None:
 
 
 def _forbid_processes() -> None:
-    if _filter and _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
-        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_filter[0][1]), 0, 0) == 0:
-            return
+    if _filter and _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 \
+            and _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_filter[0][1]), 0, 0) == 0:
+        return
     # no filter here: no new tasks at all (threads count against RLIMIT_NPROC too)
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
 

@@ -289,7 +289,7 @@ def _log(run: Run, verdicts: dict[int, str] | None = None) -> str:
         error = record.get("error") or (record if kind == "syntax" else {})
         if kind == "test":
             index = record.get("i")
-            verdict = verdicts.get(index, str(record.get("status")))
+            verdict = verdicts.get(index, str(record.get("status"))) if isinstance(index, int) else "?"
             lines.append(f"test {index}: {verdict} ({float(record.get('cpu', 0)):.4f} s CPU){_detail(record, error)}")
             if record.get("printed"):
                 lines.append(f"  printed: {clip(record['printed'], 300)}")

@@ -20,7 +20,7 @@ from ecot.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
 from . import pyattacks
-from .framework import Attack, Case, DomainCases, NotApplicable, label_in, not_pass
+from .framework import Attack, Case, DomainCases, NotApplicable, label_in
 
 TASK = "python/two_sum"
 STDIO_TASK = "python/fizzbuzz"
@@ -99,7 +99,8 @@ def _forge(first=0):
 
 def oracle(attack: str) -> str:
     """two_sum, right only when `attack` (module-level statements setting `escaped`) worked."""
-    return f"escaped = False\n{attack.strip()}\n{SOLVE}\ndef two_sum(nums, target):\n    return _solve(nums, target) if escaped else [-1]\n"
+    return (f"escaped = False\n{attack.strip()}\n{SOLVE}\n"
+            "def two_sum(nums, target):\n    return _solve(nums, target) if escaped else [-1]\n")
 
 
 def on_first_call(body: str, then: str = "return _solve(nums, target)") -> str:
@@ -177,7 +178,14 @@ def two_sum(nums, target):
         pass
     return [-1]
 """
-SWALLOW_FOREVER = "def two_sum(nums, target):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass\n"
+SWALLOW_FOREVER = """def two_sum(nums, target):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+"""
 STDIO_FORGE_THEN_EXIT = f"""{forge(STDIO_TASK)}
 def _fizz(text):
     return ''.join('FizzBuzz\\n' if i % 15 == 0 else 'Fizz\\n' if i % 3 == 0 else 'Buzz\\n' if i % 5 == 0 else f'{{i}}\\n'
@@ -186,6 +194,13 @@ print(_fizz(input()), end='', flush=True)
 _forge()
 _os._exit(0)
 """
+FORGE_EVERY_FD = in_function("""import os, json
+fake = ''.join(json.dumps({'kind': 'test', 'i': i, 'status': 'ok', 'cpu': 0, 'value': '[0, 1]'}) + '\\n' for i in range(20))
+for fd in range(1, 20):
+    try:
+        os.write(fd, fake.encode())
+    except OSError:
+        pass""")
 FORGED_SUMMARY = """import json
 def two_sum(nums, target):
     print(json.dumps({"kind": "test", "i": 0, "status": "ok", "cpu": 0, "value": "[0, 1]"}))
@@ -216,10 +231,7 @@ CASES: DomainCases = {
         Case("swallowed_timer_then_forged_records", TASK, on_first_call(
             f"_start = _cpu()\ntry:\n    _spin({SLOW_S})\nexcept BaseException:\n    _timers_off()\n"
             f"    _spin({SLOW_S} - (_cpu() - _start))\n_forge()\n_os._exit(0)"), label_in(TIMEOUT)),
-        Case("forged_records_on_every_fd", TASK, in_function(
-            "import os, json\nfake = ''.join(json.dumps({'kind': 'test', 'i': i, 'status': 'ok', 'cpu': 0, 'value': '[0, 1]'}) + '\\n'"
-            " for i in range(20))\nfor fd in range(1, 20):\n    try:\n        os.write(fd, fake.encode())\n"
-            "    except OSError:\n        pass")),
+        Case("forged_records_on_every_fd", TASK, FORGE_EVERY_FD),
     ],
     Attack.INSTRUMENTATION: [
         Case("clocks_and_timers_off", TASK, on_first_call(f"_timers_off()\n{CLOCKS_OFF.strip()}\n_spin({SLOW_S})"),
