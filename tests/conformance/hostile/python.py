@@ -194,6 +194,22 @@ print(_fizz(input()), end='', flush=True)
 _forge()
 _os._exit(0)
 """
+# pyattacks.DISK_FILL at import time meets the 1 s CPU limit of the module's load before the disk
+# fills; spread over the ten tests the same 2 GiB fits every limit, so only a disk quota stops it.
+DISK_FILL_SPREAD = SOLVE + """
+_written = []
+def two_sum(nums, target):
+    chunk = b'x' * (1 << 20)
+    try:
+        for _ in range(4):  # 256 MiB per test, in files of 64 MiB: within the file size limit
+            with open(f'fill{len(_written)}.bin', 'wb') as handle:
+                for _ in range(64):
+                    handle.write(chunk)
+            _written.append(64)
+    except OSError:
+        return [-1]
+    return _solve(nums, target) if len(_written) < 40 or sum(_written) >= 2048 else [-1]
+"""
 FORGE_EVERY_FD = in_function("""import os, json
 fake = ''.join(json.dumps({'kind': 'test', 'i': i, 'status': 'ok', 'cpu': 0, 'value': '[0, 1]'}) + '\\n' for i in range(20))
 for fd in range(1, 20):
@@ -251,7 +267,10 @@ CASES: DomainCases = {
         Case("exit_at_import", TASK, f"import os\n{SOLVE}\ntwo_sum = _solve\nos._exit(0)\n"),
         Case("stdio_forged_records_then_exit", STDIO_TASK, STDIO_FORGE_THEN_EXIT),
     ],
-    Attack.DISK_FILL: Case("two_gigabytes", TASK, oracle(pyattacks.DISK_FILL)),
+    Attack.DISK_FILL: [
+        Case("two_gigabytes", TASK, oracle(pyattacks.DISK_FILL)),
+        Case("two_gigabytes_over_ten_tests", TASK, DISK_FILL_SPREAD),
+    ],
     Attack.PERSIST: [
         Case("planted_markers", TASK, f"{pyattacks.PLANT}\n{in_function('pass')}", then=oracle(pyattacks.FIND_PLANTED)),
         Case("leftover_process", TASK, LEFTOVER_PLANTER, then=oracle(pyattacks.FIND_PLANTED)),
