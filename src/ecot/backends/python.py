@@ -1,8 +1,11 @@
 """General Python (LiveCodeBench / CWM style): a function or a stdin/stdout program, run against tests.
 
 The candidate runs under the system interpreter (/usr/bin/python3 -S: standard library only) in the
-long-lived sandbox, through a harness (python_harness.py) that reports per test what the candidate
-returned or printed, or how it failed. Expected outputs stay on the host and are compared there.
+long-lived sandbox. A harness (python_harness.py) that never runs candidate code forks a child
+(python_child.py, walled in by python_jail.py) that runs the tests one by one; the child reports what
+the candidate returned or printed, or how it failed, and the harness alone decides each test's status
+and CPU time (the kernel's clock) and writes the records. Expected outputs stay on the host and are
+compared there; a report missing a test, repeating one or cut short never passes.
 Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test); the
 reference is timed once per task and process, in the same sandbox. With tracing on (option
 `trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the
@@ -18,11 +21,10 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
+from ecot.backends import python_bundle
 from ecot.backends.base import Backend, tool_version
 from ecot.backends.python_spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.backends.python_verdict import (
@@ -42,6 +44,8 @@ INTERPRETER = "/usr/bin/python3"
 FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only
 ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
 TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
+HARNESS = ("harness", "child", "jail")  # python_<name>.py, copied in as ecot_<name>.py
+MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
 
 
 @dataclass(frozen=True)
@@ -126,10 +130,11 @@ def run_harness(
     task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
+    tests = [case.sandbox_input(spec.mode) for case in cases]
     job = {
         "mode": spec.mode,
         "entry": spec.entry_point,
-        "tests": [case.sandbox_input(spec.mode) for case in cases],
+        "tests": tests,
         "limits": limits,
         # a quarter of the job's output limit per test: results travel on the job's stdout
         "output_cap": task.limits.output_kb * 1024 // 4,
@@ -137,20 +142,12 @@ def run_harness(
     }
     with big_ints():
         spec_text = json.dumps(job)
-    files = {"solution.py": code, "ecot_harness.py": _source("python_harness.py"), "spec.json": spec_text}
-    if trace is not None:
-        files["ecot_trace.py"] = _source("python_trace.py")
+    modules = HARNESS + (("trace",) if trace is not None else ())
     with sandbox.workdir("ecot-py-") as work:
-        sandbox.write_files(work, files)
-        argv = [INTERPRETER, *FLAGS, "ecot_harness.py", "spec.json"]
-        result = sandbox.run(argv, work, task.limits, env=ENV)
-    return Run(result, parse_records(result.stdout))
-
-
-@lru_cache(maxsize=None)
-def _source(name: str) -> str:
-    """A stdlib-only module of this package, as text to copy into the sandbox (never imported here)."""
-    return (Path(__file__).parent / name).read_text(encoding="utf-8")
+        sandbox.write_files(work, {"solution.py": code, "spec.json": spec_text, **python_bundle.texts(modules)})
+        python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
+        result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
+    return Run(result, parse_records(result.stdout), len(tests) if trace is None else 1)  # a trace run runs one test
 
 
 def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:

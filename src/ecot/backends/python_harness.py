@@ -1,343 +1,359 @@
-"""The test runner that executes a Python candidate inside the sandbox (standard library only).
+"""The judge of a python test run, inside the sandbox (standard library only).
 
-It is copied into the work dir as `ecot_harness.py` and run as `python3 -S -s -B ecot_harness.py
-spec.json`. The spec holds the test *inputs* only; expected outputs never enter the sandbox. For
-each test it reports what the candidate produced (a return value or captured stdout), or how it
-failed, as one JSON line on the original stdout, which is moved to a private descriptor before any
-candidate code runs. The host compares values, so a forged line is only as good as a real answer.
+Copied into the work dir as `ecot_harness.py` (with ecot_child.py, ecot_jail.py and, for trace runs,
+ecot_trace.py) and run as `python3 -S -s -B -c "import ecot_harness; ecot_harness.main('spec.json')"`.
+The spec holds the test *inputs* only; expected outputs never enter the sandbox. This process never
+runs candidate code: it compiles solution.py, makes itself non-dumpable, then forks one child
+(ecot_child.py) that runs the tests in order, each on our go-ahead: function mode loads the module
+once and calls the entry point per test (module state carries over, as on a judge); stdio mode runs
+the program per test. The child reports what the candidate produced on a pipe of its own; this
+process alone decides each test's status and time and writes the records on its stdout, which the
+child does not hold:
 
-Per test: a CPU-time limit (ITIMER_PROF) and a wall-time guard (ITIMER_REAL) raise TimeLimit in the
-candidate; MemoryError is reported as such; stdout is redirected at the descriptor level so
-`print`, `sys.stdout.write` and `os.write(1, ...)` are all captured (and `open(0)` reads the input).
+- CPU time: the kernel's CPU clock of the child (all its threads; it cannot start processes), read
+  when the go-ahead is given and when the report arrives; the child waits between tests, and the
+  last window ends at its death (wait4), so every CPU second lands in some test's window. Over the
+  test's limit: SIGKILL, `timeout`.
+- Wall time: our own clock, limit x wall_factor + 0.5 s (for code that sleeps): SIGKILL, `timeout`.
+- A child that dies without its report: `crash` (exit status or signal); a report that is not one
+  well-formed frame for the test asked: `bad_report`. Tests after a fatal one are `skipped`.
+
+Records, in order: `compiled` (or `syntax`), in function mode `load`, then exactly one `test` record
+per test, `trace` in trace runs, and `done`; the host rejects any other shape.
 """
 
 from __future__ import annotations
 
 import builtins
 import gc
-import io
 import json
 import os
 import resource
+import select
 import signal
 import sys
 import time
-import traceback
 from typing import Any, Callable
 
+# Every import happens here, before the first candidate code (the work dir is on sys.path), and none
+# is heavy: dataclasses alone would cost as much as the fork.
+import ecot_child
+from ecot_jail import GO_FD, REPLY_FD, protect_judge
+
 SOLUTION = "solution.py"
+WALL_SLACK_S = 0.5
+POLL_S = 0.25  # the longest we wait without looking at the child's CPU clock
+FATAL = ("timeout", "memory", "crash", "bad_report", "traced")
+CHILD_STATUSES = {
+    "load": ("ok", "missing", "error", "memory", "exit"),
+    "test": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),
+}
+TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry")
+ERROR_FIELDS = ("type", "message", "line", "offset", "text", "function", "traceback")
+Emit = Callable[[dict[str, Any]], None]
 
 
-class TimeLimit(BaseException):
-    """Raised inside the candidate when its test's time is up (BaseException: harder to swallow)."""
+class Window:
+    """Between two reports of a child: the report (a dict, or why it is malformed; None if none came),
+    the child's CPU seconds and our wall seconds, and why we killed it ("cpu", "wall", "output" for a
+    frame longer than any report, "traced"; "" if we did not)."""
+
+    def __init__(self, report: dict[str, Any] | str | None, cpu: float, wall: float, over: str = "") -> None:
+        self.report, self.cpu, self.wall, self.over = report, cpu, wall, over
 
 
-class Unencodable(Exception):
-    pass
+def _small_int(text: str) -> int:
+    if len(text) > 24:  # huge ints take quadratic time to read: no field of a report needs one
+        raise ValueError("integer too long")
+    return int(text)
 
 
-_reserve: bytearray | None = None  # 2 MiB, freed on MemoryError so reporting still works
-
-
-# What the timer handler needs to end a test on its own: the result channel and the running test.
-_running: dict[str, Any] = {"emit": None, "record": None, "hits": 0}
-SWALLOW_LIMIT = 10  # timer hits (0.05 s apart) a candidate may swallow before the harness ends the run
-
-
-def _on_timer(signum: int, frame: Any) -> None:
-    _running["hits"] += 1
-    if _running["hits"] > SWALLOW_LIMIT and _running["emit"] and _running["record"]:
-        # the candidate keeps catching TimeLimit: report the timeout ourselves and stop here
-        _running["emit"]({**_running["record"], "status": "timeout", "swallowed": True})
-        os._exit(0)
-    raise TimeLimit()
-
-
-def _arm(cpu_s: float, wall_s: float) -> None:
-    # the timers repeat, so a candidate that swallows TimeLimit keeps getting it
-    _running["hits"] = 0
-    signal.setitimer(signal.ITIMER_PROF, max(cpu_s, 0.001), 0.05)
-    signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001), 0.05)
-
-
-def _disarm() -> None:
-    signal.setitimer(signal.ITIMER_PROF, 0)
-    signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def encode(value: Any, depth: int = 0) -> Any:
-    """A JSON-ready copy of a return value: tuples become lists; anything else non-JSON fails."""
-    if depth > 100:
-        raise Unencodable("nested too deeply")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [encode(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise Unencodable("dict with non-string keys")
-        return {k: encode(v, depth + 1) for k, v in value.items()}
-    raise Unencodable(type(value).__name__)
-
-
-def _safe_repr(value: Any, limit: int = 200) -> str:
+def parse_frame(frame: bytes) -> dict[str, Any] | str:
     try:
-        text = repr(value)
-    except BaseException as err:  # noqa: BLE001 - a hostile __repr__ must not end the run
-        text = f"<unprintable {type(value).__name__}: {type(err).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        report = json.loads(frame.decode("utf-8"), parse_int=_small_int)
+    except (ValueError, RecursionError):
+        return "not one JSON object"
+    return report if isinstance(report, dict) else "not one JSON object"
 
 
-def _safe_str(err: BaseException, limit: int = 300) -> str:
-    try:
-        text = str(err)
-    except BaseException:  # noqa: BLE001 - a hostile __str__ must not end the run
-        text = f"<unprintable {type(err).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+class Child:
+    """A forked child running candidate code, watched from outside."""
 
-
-def error_info(err: BaseException) -> dict[str, Any]:
-    """Type, message and the deepest line of the solution the traceback passes through."""
-    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == SOLUTION]
-    info: dict[str, Any] = {"type": type(err).__name__, "message": _safe_str(err)}
-    if isinstance(err, SyntaxError):
-        info.update(line=err.lineno, offset=err.offset, text=(err.text or "").rstrip("\n"), message=str(err.msg))
-    elif frames:
-        info.update(line=frames[-1].lineno, text=(frames[-1].line or ""), function=frames[-1].name)
-    # only the candidate's own frames: the harness around them is noise to whoever reads the log
-    shown = traceback.format_list(frames[-8:]) if frames else []
-    head = "Traceback (most recent call last):\n" if shown else ""
-    info["traceback"] = (head + "".join(shown) + "".join(traceback.format_exception_only(type(err), err)))[-2000:]
-    return info
-
-
-class Capture:
-    """Descriptor-level stdin/stdout for one test: a file with the input on fd 0, a file on fd 1."""
-
-    def __init__(self, index: int, text_in: str) -> None:
-        self.in_path, self.out_path = f".in{index}", f".out{index}"
-        with open(self.in_path, "w") as handle:
-            handle.write(text_in)
-
-    def __enter__(self) -> Capture:
-        for path, flags, target in ((self.in_path, os.O_RDONLY, 0), (self.out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 1)):
-            fd = os.open(path, flags, 0o600)
-            if fd != target:  # the candidate may have closed fd 0 or 1 (e.g. via open(0)), so open() reused it
-                os.dup2(fd, target)
-                os.close(fd)
-        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def __init__(self, job: dict[str, Any], stop_on_trace: bool) -> None:
+        read_fd, write_fd = os.pipe()
+        go_read, go_write = os.pipe()
+        judge = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # never returns into the judge's code, whatever happens
+            code = 0
+            try:
+                ecot_child.child_main(job, {REPLY_FD: write_fd, GO_FD: go_read}, judge)
+            except BaseException:  # noqa: BLE001 - the candidate's doing or ours: either way no report
+                code = 70
+            os._exit(code)
+        os.close(write_fd)
+        os.close(go_read)
+        self.go_fd = go_write
         try:
-            sys.stdout.flush()
-        except BaseException:  # noqa: BLE001 - a broken stdout is the candidate's own business
+            os.setpgid(pid, pid)
+        except OSError:  # the child got there first
             pass
+        self.pid, self.fd, self.stop_on_trace = pid, read_fd, stop_on_trace
+        self.clock = (~pid << 3) | 2  # clock_getcpuclockid(pid): CPU time of the child's whole thread group
+        self.buffer = bytearray()
+        self.spent = 0.0  # CPU seconds already attributed to earlier windows
+        self.eof = self.closed = False
+        self.status: int | None = None  # wait status, once reaped
+        self.total = 0.0  # CPU seconds of its whole life, once reaped
+        self.trace: dict[str, Any] | None = None
 
-    def read(self, cap: int) -> tuple[str, bool]:
-        size = os.path.getsize(self.out_path)
-        with open(self.out_path, "rb") as handle:
-            data = handle.read(cap)
-        for path in (self.in_path, self.out_path):
-            os.unlink(path)
-        return data.decode("utf-8", "replace"), size > cap
-
-
-class Runner:
-    def __init__(self, spec: dict[str, Any], results: Callable[[dict[str, Any]], None]) -> None:
-        self.spec = spec
-        self.emit = results
-        self.cap = int(spec.get("output_cap", 1 << 20))
-        self.wall_factor = float(spec.get("wall_factor", 3.0))
-        self.code: Any = None
-        self.namespace: dict[str, Any] = {}
-
-    def compile(self, source: str) -> bool:
+    def cpu(self) -> float:
         try:
-            self.code = compile(source, SOLUTION, "exec")
-        except (SyntaxError, ValueError) as err:
-            self.emit({"kind": "syntax", **error_info(err)})
-            return False
-        except (MemoryError, RecursionError) as err:
-            self.emit({"kind": "syntax", "type": type(err).__name__, "message": "the source is too deeply nested to compile"})
-            return False
+            return time.clock_gettime(self.clock)
+        except OSError:  # gone: whatever was not attributed yet comes with the reaping
+            return self.spent
+
+    def window(self, cpu_limit: float, wall_limit: float, frame_cap: int) -> Window:
+        """Wait for the child's next report, killing it when it runs over either limit."""
+        start = time.monotonic()
+        while True:
+            frame = self._frame(frame_cap)
+            if frame == b"too big":
+                return self._stop(start, "output")
+            if frame is not None:
+                report = parse_frame(frame)
+                if isinstance(report, dict) and report.get("kind") == "trace":
+                    self.trace = self.trace or report
+                    if self.stop_on_trace:  # a trace run is over once its trace is in
+                        return self._stop(start, "traced")
+                    continue
+                used = max(self.cpu() - self.spent, 0.0)
+                self.spent += used
+                return Window(report, used, time.monotonic() - start)
+            if self.status is not None:
+                return Window(None, self._settle(), time.monotonic() - start)
+            used, wall = self.cpu() - self.spent, time.monotonic() - start
+            if used > cpu_limit or wall > wall_limit:
+                return self._stop(start, "cpu" if used > cpu_limit else "wall")
+            self._wait(min(max(min(cpu_limit - used, wall_limit - wall), 0.001), POLL_S))
+
+    def _frame(self, cap: int) -> bytes | None:
+        if len(self.buffer) < 4:
+            return None
+        size = int.from_bytes(self.buffer[:4], "big")
+        if size > cap:
+            return b"too big"
+        if len(self.buffer) < 4 + size:
+            return None
+        frame = bytes(self.buffer[4 : 4 + size])
+        del self.buffer[: 4 + size]
+        return frame
+
+    def _wait(self, seconds: float) -> None:
+        if not self.eof:
+            ready, _, _ = select.select([self.fd], [], [], seconds)
+            if ready:
+                data = os.read(self.fd, 1 << 16)
+                self.buffer += data
+                self.eof = not data
+        elif not self._reap(os.WNOHANG):  # the pipe is closed; the child normally exits right after
+            time.sleep(min(seconds, 0.002))
+
+    def _reap(self, options: int = 0) -> bool:
+        if self.status is None:
+            pid, status, usage = os.wait4(self.pid, options)
+            if pid == 0:
+                return False
+            self.status, self.total = status, usage.ru_utime + usage.ru_stime
         return True
 
-    def guarded(self, body: Callable[[], Any], cpu_s: float, tracer: Any = None, index: int = -1) -> tuple[str, Any, float]:
-        """(status, payload, cpu seconds) of body() under the time limits."""
-        global _reserve
-        _running.update(emit=self.emit, record={"kind": "test" if index >= 0 else "load", "i": index, "cpu": cpu_s})
-        start = time.process_time()
+    def _settle(self) -> float:
+        """CPU seconds since the last report, up to the child's end (it has been reaped)."""
+        used = max(self.total - self.spent, 0.0)
+        self.spent += used
+        return used
+
+    def _stop(self, start: float, why: str) -> Window:
+        self.close()
+        return Window(None, self._settle(), time.monotonic() - start, why)
+
+    def go(self) -> None:
+        """Let the child run its next test (it waits for this, so no test's CPU lands in another's window)."""
         try:
-            _arm(cpu_s, cpu_s * self.wall_factor + 0.5)
-            try:
-                if tracer is not None:
-                    with tracer:
-                        value = body()
-                else:
-                    value = body()
-            finally:
-                _disarm()
-            used = time.process_time() - start
-            return ("timeout", None, used) if used > cpu_s else ("ok", value, used)
-        except TimeLimit:
-            return "timeout", None, time.process_time() - start
-        except MemoryError:
-            _reserve = None
-            gc.collect()
-            _reserve = bytearray(2 << 20)
-            return "memory", None, time.process_time() - start
-        except SystemExit as err:
-            return "exit", err.code, time.process_time() - start
-        except BaseException as err:  # noqa: BLE001 - everything else is the candidate's exception
-            return "error", error_info(err), time.process_time() - start
+            os.write(self.go_fd, b"g")
+        except OSError:  # it has gone: the window will say how
+            pass
+
+    def close(self) -> float:
+        """Kill and reap the child (its process group, and itself should it have left the group); the
+        CPU seconds it spent after its last report."""
+        if self.status is None:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self._reap()
+        if not self.closed:
+            os.close(self.fd)
+            os.close(self.go_fd)
+            self.closed = True
+        return self._settle()
+
+    def ending(self) -> dict[str, Any]:
+        """How a child that sent no report ended."""
+        status = self.status or 0
+        return {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.waitstatus_to_exitcode(status)}
 
 
-def _result(index: int, status: str, payload: Any, used: float) -> dict[str, Any]:
-    record: dict[str, Any] = {"kind": "test", "i": index, "status": status, "cpu": round(used, 6)}
-    if status == "error":
-        record["error"] = payload
-    elif status == "exit":
-        record["code"] = payload if isinstance(payload, (int, type(None))) else _safe_repr(payload)
-    return record
+class Plan:
+    """What to run: the mode, the tests' inputs and CPU limits, the output cap, the trace request."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.mode: str = spec["mode"]
+        self.tests, self.limits = list(spec["tests"]), [float(x) for x in spec["limits"]]
+        self.trace: dict[str, Any] | None = spec.get("trace")
+        if self.trace is not None:  # a trace run executes only the traced test
+            index = int(self.trace["test"])
+            self.tests, self.limits = self.tests[index : index + 1], self.limits[index : index + 1]
+        self.cap = int(spec.get("output_cap", 1 << 20))  # a test's printed output or return value, in characters
+        self.wall_factor = float(spec.get("wall_factor", 3.0))
+
+    @property
+    def frame_cap(self) -> int:
+        return 8 * self.cap + (1 << 20)  # JSON escapes: up to 6 bytes per character, plus a trace
+
+    def wall(self, cpu_s: float) -> float:
+        return cpu_s * self.wall_factor + WALL_SLACK_S
 
 
-def run_function(runner: Runner, tests: list[Any], limits: list[float], tracer_for: Callable[[int], Any]) -> None:
-    spec = runner.spec
-    load_limit = max(limits) if limits else 2.0
-    with Capture(-1, ""):
-        status, payload, used = runner.guarded(lambda: exec(runner.code, runner.namespace), load_limit)
-    if status != "ok":
-        runner.emit({**_result(-1, status, payload, used), "kind": "load"})
-        return
-    target = _entry(runner.namespace, str(spec["entry"]))
-    if target is None:
-        runner.emit({"kind": "load", "i": -1, "status": "missing", "entry": spec["entry"]})
-        return
-    for index, raw in enumerate(tests):
-        args = json.loads(raw)  # a fresh copy: a candidate that mutates its input cannot touch the next test
-        with Capture(index, "") as capture:
-            status, value, used = runner.guarded(lambda: _call(target, args), limits[index], tracer_for(index), index)
-        printed, over = capture.read(runner.cap)
-        record = _result(index, status, value, used)
-        if status == "ok":
-            record.update(_encoded(value, runner.cap))
-        if printed:
-            record["printed"] = printed[:4096]
-        if over:
-            record.update(status="output_limit", size=runner.cap)
-        runner.emit(record)
-        if status in ("timeout", "memory"):
-            return
+def verdict(kind: str, index: int, window: Window, limit: float, child: Child, plan: Plan) -> dict[str, Any]:
+    """The record of one window: status and time decided here; values taken from a well-formed report."""
+    record: dict[str, Any] = {"kind": kind, "i": index, "cpu": round(window.cpu, 6)}
+    if window.over == "wall" and window.cpu <= limit:
+        return {**record, "status": "timeout", "limit": "wall", "wall_limit": round(plan.wall(limit), 3)}
+    if window.over == "cpu" or window.cpu > limit:
+        return {**record, "status": "timeout", "limit": "cpu"}
+    if window.over == "output":
+        return {**record, "status": "bad_report", "why": f"a frame longer than {plan.frame_cap} bytes, more than any report"}
+    if window.over == "traced":
+        return {**record, "status": "traced"}
+    report = window.report
+    if report is None:
+        return {**record, "status": "crash", **child.ending()}
+    if isinstance(report, dict) and (report.get("kind"), report.get("i", -1)) == (kind, index) \
+            and report.get("status") in CHILD_STATUSES[kind]:
+        return {**record, **_values(report, plan.cap)}
+    why = report if isinstance(report, str) else f"not the {kind} report of test {index}"
+    return {**record, "status": "bad_report", "why": why}
 
 
-def _entry(namespace: dict[str, Any], entry: str) -> Callable[..., Any] | None:
-    owner, _, method = entry.partition(".")
-    found = namespace.get(owner)
-    if not method:
-        return found if callable(found) else None
-    if not isinstance(found, type) or not hasattr(found, method):
-        return None
-    return lambda *args: getattr(found(), method)(*args)  # a fresh instance per test, LeetCode style
+def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
+    """What a report may say: its status and the candidate's values, type-checked and bounded."""
+    out: dict[str, Any] = {"status": report["status"]}
+    out.update({k: report[k] for k in TEXT_FIELDS if isinstance(report.get(k), str)})
+    if isinstance(report.get("size"), int):
+        out["size"] = report["size"]
+    if "code" in report and isinstance(report["code"], (int, str, type(None))):
+        out["code"] = report["code"]
+    if isinstance(report.get("error"), dict):
+        error = report["error"]
+        out["error"] = {k: error[k] for k in ERROR_FIELDS if isinstance(error.get(k), (str, int))}
+    if "printed" in out:
+        out["printed"] = out["printed"][: ecot_child.PRINTED_CAP]
+    if len(out.get("value", "")) > cap or len(out.get("stdout", "")) > cap:
+        out = {"status": "output_limit", "size": cap}
+    return out
 
 
-def _call(target: Callable[..., Any], args: Any) -> Any:
-    return target(*args) if isinstance(args, list) else target(args)
+def run(job: dict[str, Any], plan: Plan, emit: Emit) -> Child:
+    """One child for the run: in function mode the module's load first, then every test in turn."""
+    child = Child(job, plan.trace is not None)
+    ready = True
+    if plan.mode == "function":
+        limit = max(plan.limits) if plan.limits else 2.0
+        load = verdict("load", -1, child.window(limit, plan.wall(limit), plan.frame_cap), limit, child, plan)
+        emit(load)
+        ready = load["status"] == "ok"
+    done = len(plan.tests) if ready else 0
+    for index in range(done):
+        limit = plan.limits[index]
+        child.go()
+        window = child.window(limit, plan.wall(limit), plan.frame_cap)
+        if index == len(plan.tests) - 1:
+            window.cpu += child.close()  # the last window ends at the child's death
+        record = verdict("test", index, window, limit, child, plan)
+        emit(record)
+        if record["status"] in FATAL:
+            done = index + 1
+            break
+    child.close()
+    _skip(emit, done, len(plan.tests))
+    return child
 
 
-def _encoded(value: Any, cap: int) -> dict[str, Any]:
+def _skip(emit: Emit, start: int, end: int) -> None:
+    for index in range(start, end):
+        emit({"kind": "test", "i": index, "status": "skipped", "cpu": 0.0})
+
+
+def _emit(record: dict[str, Any]) -> None:
+    data = (json.dumps(record) + "\n").encode()
+    while data:
+        data = data[os.write(1, data) :]
+
+
+def _compile(source: str) -> Any:
     try:
-        text = json.dumps(encode(value))
-    except (Unencodable, RecursionError, ValueError) as err:
-        return {"status": "unencodable", "repr": _safe_repr(value), "why": str(err)}
-    if len(text) > cap:
-        return {"status": "output_limit", "size": len(text)}
-    return {"value": text}
+        return compile(source, SOLUTION, "exec")
+    except (SyntaxError, ValueError) as err:
+        _emit({"kind": "syntax", **ecot_child.error_info(err)})
+    except (MemoryError, RecursionError) as err:
+        _emit({"kind": "syntax", "type": type(err).__name__, "message": "the source is too deeply nested to compile"})
+    return None
 
 
-def run_stdio(runner: Runner, tests: list[str], limits: list[float], tracer_for: Callable[[int], Any]) -> None:
-    for index, text in enumerate(tests):
-        namespace = {"__name__": "__main__", "__builtins__": builtins}
-        with Capture(index, text) as capture:
-            status, payload, used = runner.guarded(lambda: exec(runner.code, namespace), limits[index], tracer_for(index), index)
-        out, over = capture.read(runner.cap)
-        if status == "exit" and payload in (0, None):
-            status = "ok"
-        record = _result(index, status, payload, used)
-        if over:  # checked first: a flood usually ends in an error (EFBIG) that is not the point
-            record.update(status="output_limit", size=runner.cap)
-        elif status in ("ok", "exit", "error", "timeout"):
-            record["stdout"] = out
-        runner.emit(record)
-        if status in ("timeout", "memory"):
-            return
+def _trace_record(plan: Plan, child: Child) -> dict[str, Any] | None:
+    found = child.trace
+    if plan.trace is None or found is None:
+        return None
+    events = found.get("events")
+    return {"kind": "trace", "test": int(plan.trace["test"]), "events": events if isinstance(events, list) else [],
+            "truncated": found.get("truncated") is True}
 
 
-def _emitter() -> Callable[[dict[str, Any]], None]:
-    """Results go to a duplicate of the original stdout, made before fd 1 is redirected."""
-    channel = os.fdopen(os.dup(1), "w", buffering=1)
+def _tracer(trace: dict[str, Any] | None) -> Any:
+    if trace is None:
+        return None
+    from ecot_trace import Tracer  # copied beside this file for trace runs only; imported before any fork
 
-    def emit(record: dict[str, Any]) -> None:
-        channel.write(json.dumps(record) + "\n")
-        channel.flush()
-
-    return emit
+    return Tracer(SOLUTION, int(trace.get("max_events", 400)), int(trace.get("max_repr", 80)))
 
 
 def main(spec_path: str) -> int:
-    global _reserve
-    _reserve = bytearray(2 << 20)
     with open(spec_path) as handle:
         spec = json.load(handle)
     os.unlink(spec_path)
     with open(SOLUTION, encoding="utf-8", errors="replace") as handle:
         source = handle.read()
-    signal.signal(signal.SIGPROF, _on_timer)
-    signal.signal(signal.SIGALRM, _on_timer)
+    gc.disable()  # with gc.freeze() below: forked children do not copy the judge's heap page by page
+    protect_judge()
     builtins.exit = builtins.quit = sys.exit  # -S skips site, which normally defines these
     sys.set_int_max_str_digits(0)  # answers may be huge ints, as on judges that run older Pythons
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    emit = _emitter()
-    runner = Runner(spec, emit)
-    if not runner.compile(source):
-        emit({"kind": "done"})
-        return 0
-    emit({"kind": "compiled"})
-    tests, limits = spec["tests"], spec["limits"]
-    trace = spec.get("trace")
-    tracer_for = _tracers(trace, emit)
-    if trace is not None:  # a trace run executes only the traced test
-        index = int(trace["test"])
-        tests, limits = _only(tests, index), _only(limits, index)
-    runner_fn = run_function if spec["mode"] == "function" else run_stdio
-    runner_fn(runner, tests, limits, tracer_for)
-    if trace is not None:
-        tracer_for(-1)
-    emit({"kind": "done"})
-    return 0
-
-
-def _only(items: list[Any], index: int) -> list[Any]:
-    return [items[index]] if 0 <= index < len(items) else []
-
-
-def _tracers(trace: dict[str, Any] | None, emit: Callable[[dict[str, Any]], None]) -> Callable[[int], Any]:
-    """tracer_for(i): the tracer for the i-th test run (only the first, in a trace run); -1 reports it."""
-    if trace is None:
-        return lambda index: None
-    # copied beside this file, imported only for trace runs
-    from ecot_trace import Tracer  # noqa: I001
-
-    tracer = Tracer(SOLUTION, int(trace.get("max_events", 400)), int(trace.get("max_repr", 80)))
-
-    def tracer_for(index: int) -> Any:
-        if index == -1:
-            emit({"kind": "trace", "test": int(trace["test"]), **tracer.result()})
-            return None
-        return tracer if index == 0 else None
-
-    return tracer_for
+    code = _compile(source)
+    if code is not None:
+        _emit({"kind": "compiled"})
+        plan = Plan(spec)
+        job = {"mode": plan.mode, "code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap,
+               "tracer": _tracer(plan.trace)}
+        ecot_child.prepare()
+        gc.freeze()
+        trace = _trace_record(plan, run(job, plan, _emit))
+        if trace is not None:
+            _emit(trace)
+    _emit({"kind": "done"})
+    os._exit(0)  # nothing is buffered (records go out with os.write); skip tearing the interpreter down
 
 
 if __name__ == "__main__":

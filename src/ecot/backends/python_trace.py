@@ -14,7 +14,9 @@ Each event carries the frame's local variables at that moment, which is the stat
 frame's previous line ran (CWM's observation before each action); a variable appears only when
 it is new or its value changed since the frame's previous event, and `deleted` lists variables
 that disappeared. Values are bounded reprs (reprlib limits plus `max_repr` characters). After
-`max_events` events tracing stops, `truncated` is set and the program runs on untraced.
+`max_events` events tracing stops, `truncated` is set, `on_full` (if set) is called with the tracer
+(the harness sends the trace right then, so it survives a test that is killed later) and the program
+runs on untraced.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import linecache
 import reprlib
 import sys
 from types import FrameType
-from typing import Any
+from typing import Any, Callable
 
 _UNWINDING = object()
 
@@ -43,6 +45,7 @@ class Tracer:
         self._repr.maxlevel, self._repr.maxlist, self._repr.maxtuple = 4, 16, 16
         self._repr.maxdict, self._repr.maxset, self._repr.maxstring, self._repr.maxother = 12, 16, max_repr, max_repr
         self._old: Any = None
+        self.on_full: Callable[[Tracer], None] | None = None
 
     # -- installing ------------------------------------------------------------------------------
     def __enter__(self) -> Tracer:
@@ -85,6 +88,8 @@ class Tracer:
         if len(self.events) >= self.max_events:
             self.truncated = True
             sys.settrace(None)
+            if self.on_full is not None:
+                self.on_full(self)
             return
         changed, deleted = self._changes(frame)
         event: dict[str, Any] = {

@@ -28,32 +28,50 @@ _MEMORY_HINTS = re.compile(r"MemoryError|Cannot allocate memory|out of memory", 
 
 @dataclass(frozen=True)
 class Run:
-    """One harness run: the sandbox's result and the records it printed, by kind."""
+    """One harness run: the sandbox's result, the records the harness printed, and how many tests it
+    was asked to report. Only the harness writes its stdout; a candidate can at most end it early."""
 
     result: sandbox.ExecResult
     records: list[dict[str, Any]]
+    expected: int
 
     def first(self, kind: str) -> dict[str, Any] | None:
         return next((r for r in self.records if r.get("kind") == kind), None)
 
     def tests(self) -> dict[int, dict[str, Any]]:
-        """Per test index, the last record (the harness writes its own after the candidate ran)."""
+        """Per test index, its record (the first, should a broken report repeat one)."""
         found: dict[int, dict[str, Any]] = {}
         for record in self.records:
             if record.get("kind") == "test" and isinstance(record.get("i"), int):
-                found[record["i"]] = record
+                found.setdefault(record["i"], record)
         return found
+
+    def problem(self) -> str | None:
+        """Why the records are not one complete report of the expected tests (None when they are)."""
+        if any(r.get("kind") == MALFORMED for r in self.records):
+            return "a line of the report is not a JSON record"
+        indices = [r.get("i") for r in self.records if r.get("kind") == "test"]
+        if indices != list(range(len(indices))) or len(indices) > self.expected:
+            return "test records are repeated or out of order"
+        if len(indices) < self.expected:
+            return f"{self.expected - len(indices)} of {self.expected} test records are missing"
+        if not self.records or self.records[-1].get("kind") != "done":
+            return "the report has no end"
+        return None
+
+
+MALFORMED = "malformed"
 
 
 def parse_records(stdout: str) -> list[dict[str, Any]]:
-    records = []
+    """The harness's records; a line that is not one stands in as {"kind": "malformed"}."""
+    records: list[dict[str, Any]] = []
     for line in stdout.splitlines():
         try:
             value = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            records.append(value)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            value = None
+        records.append(value if isinstance(value, dict) else {"kind": MALFORMED})
     return records
 
 
@@ -94,8 +112,11 @@ class Judge:
             if result.timed_out:
                 return Outcome(TIMEOUT, "the program did not even compile within the time limit", log)
             return infra_error(f"the python harness did not start: {clip(result.output, 400)}", result.output)
+        problem = run.problem()
+        if problem is not None:
+            return self._incomplete(run, problem, log)
         load = run.first("load")
-        if load is not None:
+        if load is not None and load.get("status") != "ok":
             return self._load_failure(load, log)
         return self._tests(run, log)
 
@@ -109,6 +130,8 @@ class Judge:
             return Outcome(MEMORY_LIMIT, "the module's top-level code ran out of memory (MemoryError)", log)
         if status == "exit":
             return Outcome(RUNTIME_ERROR, f"the module's top-level code called sys.exit({load.get('code')})", log)
+        if status in ("crash", "bad_report"):
+            return Outcome(RUNTIME_ERROR, f"the module's top-level code {_ended(load)}", log)
         error = load.get("error") or {}
         return Outcome(RUNTIME_ERROR, f"{error.get('type')}: {clip(error.get('message'))}{_where(error)} while loading the module", log)
 
@@ -118,12 +141,9 @@ class Judge:
         passed, cpu = 0, 0.0
         verdicts: dict[int, str] = {}
         for index in range(len(self.cases)):
-            record = records.get(index)
-            if record is None:
-                failure = failure or self._vanished(run, index, log)
-                break
+            record = records[index]
             cpu += float(record.get("cpu", 0.0))
-            problem = self._check(index, record, log)
+            problem = self._check(index, record, run, log)
             passed += problem is None
             verdicts[index] = "pass" if problem is None else problem.label
             failure = failure or problem
@@ -143,13 +163,18 @@ class Judge:
             metrics["cpu_ratio"] = round(cpu / sum(known), 3)  # vs the reference, like Mercury's efficiency
         return metrics
 
-    def _check(self, index: int, record: dict[str, Any], log: str) -> Outcome | None:
+    def _check(self, index: int, record: dict[str, Any], run: Run, log: str) -> Outcome | None:
         status, first = record.get("status"), {"first_failure": index}
         where = f"test {index} of {len(self.cases)} ({self.call_text(index)})"
         if status == "timeout":
+            if record.get("limit") == "wall":
+                wall = float(record.get("wall_limit", 0))
+                return Outcome(TIMEOUT, f"{where} exceeded its {wall:.2f} s wall-time limit (sleeping or blocked?)", log, first)
             ref = self.reference_cpu[index]
             told = f"; the reference needs {_seconds(ref)}" if ref is not None else ""
             return Outcome(TIMEOUT, f"{where} exceeded its {self.limits[index]:.2f} s CPU limit{told}", log, first)
+        if status in ("crash", "bad_report"):
+            return self._crash(where, record, run, log, first)
         if status == "memory":
             return Outcome(MEMORY_LIMIT, f"{where} ran out of memory (MemoryError)", log, first)
         if status == "output_limit":
@@ -187,9 +212,20 @@ class Judge:
         line, a, b = diff
         return Outcome(WRONG_ANSWER, f"{where}: output line {line + 1} is {clip(b)!s}, expected {clip(a)!s}", log, first)
 
-    def _vanished(self, run: Run, index: int, log: str) -> Outcome:
-        """The harness printed nothing for this test: the job was killed or the interpreter died."""
-        result, first = run.result, {"first_failure": index}
+    def _crash(self, where: str, record: dict[str, Any], run: Run, log: str, first: dict[str, Any]) -> Outcome:
+        """The test's process died without reporting, or its report was malformed."""
+        number = record.get("signal")
+        if number == signal.SIGXCPU:
+            return Outcome(TIMEOUT, f"{where} used up the whole run's CPU time limit", log, first)
+        if number == signal.SIGKILL and _MEMORY_HINTS.search(run.result.stderr):
+            return Outcome(MEMORY_LIMIT, f"{where}: the interpreter ran out of memory", log, first)
+        return Outcome(RUNTIME_ERROR, f"{where}: the program {_ended(record)}", log, first)
+
+    def _incomplete(self, run: Run, problem: str, log: str) -> Outcome:
+        """The harness's report is cut short or malformed: the job was killed, or the harness was."""
+        result, records = run.result, run.tests()
+        index = next((i for i in range(len(self.cases)) if i not in records), max(len(self.cases) - 1, 0))
+        first = {"first_failure": index}
         where = f"test {index} of {len(self.cases)} ({self.call_text(index)})"
         if result.output_overflow:
             return Outcome(RESOURCE_LIMIT, f"{where}: the program's output exceeded the sandbox limit", log, first)
@@ -197,12 +233,20 @@ class Judge:
             return Outcome(TIMEOUT, f"{where} did not finish: the whole run hit its time limit", log, first)
         if _MEMORY_HINTS.search(result.stderr):
             return Outcome(MEMORY_LIMIT, f"{where}: the interpreter ran out of memory", log, first)
-        if result.signal:
-            name = _signal_name(result.signal)
-            hint = " (a stack overflow from deep recursion?)" if result.signal == signal.SIGSEGV else ""
-            return Outcome(RUNTIME_ERROR, f"{where}: the interpreter crashed with {name}{hint}", log, first)
-        return Outcome(RUNTIME_ERROR, f"{where}: the program ended the interpreter (exit code {result.returncode}) "
-                       "before the test finished (os._exit or a closed output?)", log, first)
+        how = f"was killed by {_signal_name(result.signal)}" if result.signal else f"ended with exit code {result.returncode}"
+        return Outcome(RUNTIME_ERROR, f"{where}: the harness {how} before its report was complete ({problem}); "
+                       "only the candidate's code could do that", log, first)
+
+
+def _ended(record: dict[str, Any]) -> str:
+    """How a test's (or the module's) process ended without a proper report, for a diagnostic."""
+    if record.get("status") == "bad_report":
+        return f"sent a malformed report ({record.get('why')}): something wrote into the harness's pipe"
+    if record.get("signal"):
+        number = int(record["signal"])
+        hint = " (a stack overflow from deep recursion?)" if number == signal.SIGSEGV else ""
+        return f"crashed the interpreter with {_signal_name(number)}{hint}"
+    return f"ended the interpreter (exit code {record.get('exit')}) before reporting (os._exit?)"
 
 
 def _py(value: Any) -> str:
@@ -227,6 +271,14 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+def _detail(record: dict[str, Any], error: dict[str, Any]) -> str:
+    if error:
+        return f" {error.get('type', '')}: {clip(error.get('message', ''))}"
+    if record.get("status") in ("crash", "bad_report"):
+        return f": {_ended(record)}"
+    return ""
+
+
 def _log(run: Run, verdicts: dict[int, str] | None = None) -> str:
     """What an engineer reads: one line per test with its verdict, the first traceback, then stderr."""
     verdicts = verdicts or {}
@@ -237,13 +289,12 @@ def _log(run: Run, verdicts: dict[int, str] | None = None) -> str:
         error = record.get("error") or (record if kind == "syntax" else {})
         if kind == "test":
             index = record.get("i")
-            verdict = verdicts.get(index, str(record.get("status")))
-            detail = f" {error.get('type', '')}: {clip(error.get('message', ''))}" if error else ""
-            lines.append(f"test {index}: {verdict} ({float(record.get('cpu', 0)):.4f} s CPU){detail}")
+            verdict = verdicts.get(index, str(record.get("status"))) if isinstance(index, int) else "?"
+            lines.append(f"test {index}: {verdict} ({float(record.get('cpu', 0)):.4f} s CPU){_detail(record, error)}")
             if record.get("printed"):
                 lines.append(f"  printed: {clip(record['printed'], 300)}")
-        elif kind in ("syntax", "load"):
-            lines.append(f"{kind}: {record.get('status', 'error')} {error.get('type', '')}: {clip(error.get('message', ''))}")
+        elif kind == "syntax" or (kind == "load" and record.get("status") != "ok"):
+            lines.append(f"{kind}: {record.get('status', 'error')}{_detail(record, error)}")
         if error.get("traceback") and not traceback_shown:
             lines.append(str(error["traceback"]).rstrip())
             traceback_shown = True
