@@ -165,3 +165,10 @@ def test_a_client_request_is_refused_naming_its_line() -> None:
     assert outcome.label == FORBIDDEN_CODE, describe(outcome)
     assert "client-request preamble" in outcome.diagnostic and "solution.s:" in outcome.diagnostic, outcome.diagnostic
     assert "it was not run" in outcome.diagnostic
+
+
+def test_the_hostile_suite_spells_the_label_as_the_backend_does() -> None:
+    from .hostile import asm as hostile_asm
+
+    assert hostile_asm.FORBIDDEN_CODE == FORBIDDEN_CODE
+    assert FORBIDDEN_CODE in AsmBackend.labels

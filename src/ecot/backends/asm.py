@@ -99,8 +99,7 @@ def judge(
     """Assemble, link and check the candidate, run it on the cases and compare its output lines on the
     host: the outcome, and the program's bytes as read before it first ran (None if it never ran)."""
     sandbox.write_files(work, {prep.SOLUTION: candidate})
-    prep.link_inputs(work, built)
-    program = build_program(task, spec, candidate, work)
+    program = build_program(task, spec, built, candidate, work)
     if isinstance(program, Outcome):
         return program, None
     argv = prep.run_argv("prog", seed, spec.random_cases, False, prep.timeout_ms(task))
@@ -108,19 +107,19 @@ def judge(
     return _run_outcome(task, spec, candidate, result, expected, inputs, work), program
 
 
-def build_program(task: Task, spec: prep.AsmSpec, candidate: str, work: Path) -> bytes | Outcome:
-    """`as` and `ld` in the work dir, then the linked program as the host read it (no link followed)
-    and checked it, before anything of the candidate has run; or the outcome that ends here."""
-    steps = [
-        sandbox.Step(["as", "--64", "-g", "-o", "solution.o", prep.SOLUTION]),
-        sandbox.Step(asm_link.link_argv(asm_link.toolchain(task.limits), ["driver.o", "solution.o", "guard.o"], "prog")),
-    ]
-    results = sandbox.run_steps(steps, work, task.limits)
-    last = results[-1]
-    if len(results) == 1 and not last.ok:
+def build_program(task: Task, spec: prep.AsmSpec, built: prep.Prepared, candidate: str, work: Path) -> bytes | Outcome:
+    """`as`, then `ld` in the work dir, then the linked program as the host read it (no link
+    followed) and checked it, before anything of the candidate has run; or the outcome that ends
+    here. The objects to link are written only once `as` succeeded: the most common failure then
+    costs no megabyte of libc object written and deleted."""
+    last = sandbox.run(["as", "--64", "-g", "-o", "solution.o", prep.SOLUTION], work, task.limits)
+    if not last.ok:
         if last.timed_out:
             return Outcome(TIMEOUT, f"the assembler did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
         return Outcome(ASSEMBLY_ERROR, logs.assembly_diagnostic(last.output, prep.SOLUTION), truncate_log(last.output))
+    prep.link_inputs(work, built)
+    link = asm_link.link_argv(asm_link.toolchain(task.limits), ["driver.o", "solution.o", "guard.o"], "prog")
+    last = sandbox.run(link, work, task.limits)
     if not last.ok:
         if last.timed_out:
             return Outcome(TIMEOUT, f"the linker did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
