@@ -144,7 +144,7 @@ FILTER_PROBE = asmattacks.oracle(
 def test_the_filter_holds_natively_and_under_callgrind(speed: str) -> None:
     if speed == "callgrind":
         needs_valgrind()
-    outcome = evaluate(with_changes(bundled_task("asm/popcount64"), {"speed": speed}), FILTER_PROBE)
+    outcome = evaluate(with_changes(bundled_task("asm/popcount64"), {"speed": speed}), FILTER_PROBE.result())
     assert outcome.label == PASS, describe(outcome)
     if speed == "callgrind":
         assert int(outcome.metrics["instructions"]) > 0, outcome.metrics

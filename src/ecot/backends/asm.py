@@ -131,7 +131,9 @@ def build_program(task: Task, spec: prep.AsmSpec, built: prep.Prepared, candidat
     if problem is not None:
         where = _locate(task, candidate, hex(problem.address), work) if problem.address is not None else ""
         where = " past the end of the submitted code" if where == PAST_END_NOTE else where
-        return Outcome(FORBIDDEN_CODE, f"the program contains {problem.what}{where}; it was not run", truncate_log(last.output))
+        why = f": {problem.why}" if problem.why else ""
+        return Outcome(FORBIDDEN_CODE, f"the program contains {problem.what}{where}{why}; it was not run",
+                       truncate_log(last.output))
     _read_only(work / "prog")
     return program
 
@@ -153,6 +155,8 @@ def _run_outcome(
     metrics: dict[str, Any] = {"cases": cases, "run_s": round(result.wall_s, 4)}
     if result.output_overflow:
         return Outcome(RESOURCE_LIMIT, f"the program's output exceeded {task.limits.output_kb} KiB and was stopped", log, metrics)
+    # The candidate's process can print markers and lines too: a forged marker only turns this into a
+    # failure, and only output lines equal to the host's expected ones (and exit status 0) pass.
     marker = logs.last_marker(result.stderr)
     timed_marker = marker is not None and marker.kind == "TIMEOUT"
     if timed_marker or result.timed_out or result.signal == signal.SIGXCPU:

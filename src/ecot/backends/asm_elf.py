@@ -38,9 +38,11 @@ class Segment:
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a linked program may not run: what was found, and where (a virtual address, if any)."""
+    """Why a linked program may not run: what was found, why that matters, and the address of the
+    code it is in (None when it is not in code, or in no part of the file that is loaded)."""
 
     what: str
+    why: str = ""
     address: int | None = None
 
 
@@ -87,18 +89,18 @@ def check_program(data: bytes) -> Problem | None:
         return Problem("the linked program is not an x86-64 executable")
     at = data.find(PREAMBLE)
     if at >= 0:
-        return Problem("valgrind's client-request preamble (rolq $3, $13, $61, $51 of %rdi), which can switch "
-                       "the instruction count off", address_of(data, at))
+        return Problem("valgrind's client-request preamble (rolq $3, $13, $61, $51 of %rdi)",
+                       "client requests can switch the instruction count off", address_of(data, at))
     kinds = {seg.kind for seg in found}
     if kinds & {PT_INTERP, PT_DYNAMIC}:
-        return Problem("a dynamic section or program interpreter (the test program is linked statically)")
+        return Problem("a dynamic section or program interpreter", "the test program must be linked statically")
     writable_code = next((s for s in found if s.kind == PT_LOAD and s.flags & PF_W and s.flags & PF_X), None)
     if writable_code is not None:
-        return Problem("a segment that is both writable and executable (a section with flags \"awx\"?): code in it "
-                       "could rewrite itself", writable_code.vaddr)
+        return Problem(f"a segment that is both writable and executable at {writable_code.vaddr:#x} (a section with "
+                       "flags \"awx\"?)", "code written there at run time could switch the instruction count off")
     stack = [s for s in found if s.kind == PT_GNU_STACK]
     if not stack or stack[0].flags & PF_X:
-        return Problem("an executable stack")
+        return Problem("an executable stack", "code written there at run time could switch the instruction count off")
     return None
 
 

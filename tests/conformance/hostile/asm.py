@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -117,6 +118,11 @@ def _djb2(text: str) -> int:
     return value
 
 
+def text(payload: Future[str]) -> str:
+    """A compiled C payload (they compile in parallel: a builder starts, this waits)."""
+    return payload.result()
+
+
 def _reference(task_id: str) -> str:
     return bundled_task(task_id).reference or ""
 
@@ -125,8 +131,24 @@ def _counted(name: str, candidate: str, contained: Callable[[Outcome], bool]) ->
     return Case(name, POPCOUNT, candidate, contained, options=COUNTED, host=needs_valgrind)
 
 
-PREAMBLE_FOUND = forbidden("client-request preamble")
 SUITE = bundled_suite_path("asm")
+# the C payloads start compiling here, side by side; `text` waits for each as the cases are built
+TAKEOVER = a.takeover()
+STUB_HIGH = a.mapped_stub(0x10_1000_0000, 7, 0x32)
+STUB_ANYWHERE = a.mapped_stub(0, 7, 0x22)
+STUB_MPROTECTED = a.mapped_stub(0, 3, 0x22, then_protect=True)
+STUB_WX = a.writable_code_section()
+STUB_PROC_MEM = a.proc_self_mem()
+STUB_IFUNC = a.stub_from_ifunc_resolver()
+VALGRINDRC = a.planted_valgrindrc()
+ENDLESS = a.endless_loop(SLEEPER)
+ENVIRONMENT = a.host_environment(HOST_KEYS)
+REFERENCE = a.read_files([str(SUITE / "popcount64" / "reference.s"), "../../src/ecot/suites/asm/popcount64/reference.s"])
+SECRETS = a.read_files(["/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa", str(Path.home() / ".bash_history")])
+OUTSIDE = a.write_files([str(p) for p in OUTSIDE_FILES])
+HARMLESS = a.oracle("    if (syscall(SYS_getpid) > 0) escaped = 1;\n")
+
+PREAMBLE_FOUND = forbidden("client-request preamble")
 INCBIN = tuple(
     Case(f"assembler_{name}", POPCOUNT, f"\t.data\n{directive}\n" + _reference(POPCOUNT),
          failed_without("root:", ASSEMBLY_ERROR), options=OFF)
@@ -135,23 +157,22 @@ INCBIN = tuple(
 )
 
 CASES: DomainCases = {
-    Attack.TAKEOVER: Case("ptrace_and_proc_mem", POPCOUNT, a.takeover(), label_in(OUTPUT_MISMATCH), options=OFF),
+    Attack.TAKEOVER: Case("ptrace_and_proc_mem", POPCOUNT, text(TAKEOVER), label_in(OUTPUT_MISMATCH), options=OFF),
     Attack.LINK_RACE: [
-        Case("program_swapped_for_a_link", POPCOUNT, a.SWAP_PROGRAM, failed_without("root:", RUNTIME_ERROR), options=OFF),
-        _counted("count_file_replaced_after_dump", a.REPLACE_COUNT, no_forged_speedup),
+        Case("program_swapped_for_a_link", POPCOUNT, text(a.SWAP_PROGRAM), failed_without("root:", RUNTIME_ERROR), options=OFF),
+        _counted("count_file_replaced_after_dump", text(a.REPLACE_COUNT), no_forged_speedup),
     ],
     Attack.READ_REFERENCE: [
-        Case("bundled_reference", POPCOUNT, a.read_files([str(SUITE / "popcount64" / "reference.s"),
-                                                            "../../src/ecot/suites/asm/popcount64/reference.s"]),
+        Case("bundled_reference", POPCOUNT, text(REFERENCE),
              label_in(OUTPUT_MISMATCH), options=OFF),
         Case("expected_outputs_out_of_reach", DJB2, _reference(DJB2), label_in(PASS), options=COUNTED,
              host=expected_outputs_stay_out),
     ],
     Attack.FORGE_CHANNEL: [
-        Case("forged_output_lines", DJB2, a.FORGED_LINES, label_in(OUTPUT_MISMATCH), options=OFF),
+        Case("forged_output_lines", DJB2, text(a.FORGED_LINES), label_in(OUTPUT_MISMATCH), options=OFF),
         # a forged marker can only make the host believe in a failure (here a timeout)
-        Case("forged_harness_marker", POPCOUNT, a.FORGED_MARKER, options=OFF),
-        _counted("forged_callgrind_summary", a.FORGED_SUMMARY, no_forged_speedup),
+        Case("forged_harness_marker", POPCOUNT, text(a.FORGED_MARKER), options=OFF),
+        _counted("forged_callgrind_summary", text(a.FORGED_SUMMARY), no_forged_speedup),
     ],
     Attack.INSTRUMENTATION: [
         _counted("toggle_collect_around_slow_loop", a.around_slow("toggle"), PREAMBLE_FOUND),
@@ -159,46 +180,45 @@ CASES: DomainCases = {
         _counted("dump_stats_after_each_call", a.after_slow("dump"), PREAMBLE_FOUND),
         _counted("stop_and_start_instrumentation", a.stop_start(), PREAMBLE_FOUND),
         _counted("non_simd_call", a.non_simd_call(), PREAMBLE_FOUND),
-        _counted("run_time_stub_in_valgrinds_half", a.mapped_stub(0x10_1000_0000, 7, 0x32), forbidden("outside its own code")),
-        _counted("run_time_stub_anywhere", a.mapped_stub(0, 7, 0x22), no_forged_speedup),
-        _counted("run_time_stub_mprotected", a.mapped_stub(0, 3, 0x22, then_protect=True), no_forged_speedup),
-        _counted("writable_code_section", a.writable_code_section(), forbidden("both writable and executable")),
-        _counted("proc_self_mem_patch", a.proc_self_mem(), no_forged_speedup),
-        _counted("stub_from_an_ifunc_resolver_before_main", a.stub_from_ifunc_resolver(), no_forged_speedup),
-        _counted("valgrindrc_left_for_the_count", a.planted_valgrindrc(), no_forged_speedup),
+        _counted("run_time_stub_in_valgrinds_half", text(STUB_HIGH), forbidden("outside its own code")),
+        _counted("run_time_stub_anywhere", text(STUB_ANYWHERE), no_forged_speedup),
+        _counted("run_time_stub_mprotected", text(STUB_MPROTECTED), no_forged_speedup),
+        _counted("writable_code_section", text(STUB_WX), forbidden("both writable and executable")),
+        _counted("proc_self_mem_patch", text(STUB_PROC_MEM), no_forged_speedup),
+        _counted("stub_from_an_ifunc_resolver_before_main", text(STUB_IFUNC), no_forged_speedup),
+        _counted("valgrindrc_left_for_the_count", text(VALGRINDRC), no_forged_speedup),
     ],
     Attack.HIDE_FROM_CHECKS: [
         _counted("preamble_split_across_sections", a.split_across_sections(), PREAMBLE_FOUND),
         _counted("preamble_spelled_as_bytes", a.spelled_out(), PREAMBLE_FOUND),
     ],
     Attack.EARLY_EXIT: [
-        Case("exit_group_on_first_call", POPCOUNT, a.EXIT_AT_ONCE, label_in(OUTPUT_MISMATCH), options=OFF),
-        Case("exit_during_wall_benchmark", POPCOUNT, a.EXIT_IN_BENCHMARK, label_in(OUTPUT_MISMATCH),
+        Case("exit_group_on_first_call", POPCOUNT, text(a.EXIT_AT_ONCE), label_in(OUTPUT_MISMATCH), options=OFF),
+        Case("exit_during_wall_benchmark", POPCOUNT, text(a.EXIT_IN_BENCHMARK), label_in(OUTPUT_MISMATCH),
              options={"speed": "wall", "bench_ms": 5.0}),
     ],
     # on this branch the system-call filter already stops it (no file can be created); the lead's
     # per-job disk quota will bound what the sandbox lets any job write
-    Attack.DISK_FILL: Case("two_gib_of_files", POPCOUNT, a.DISK_FILL, label_in(OUTPUT_MISMATCH, RUNTIME_ERROR), options=OFF),
-    Attack.PERSIST: Case("marker_files_for_the_next_job", POPCOUNT, a.PLANT, then=a.FIND_PLANTED, options=OFF),
-    Attack.FORK_BOMB: Case("fork_loop", POPCOUNT, a.FORK_BOMB, label_in(TIMEOUT, RUNTIME_ERROR, RESOURCE_LIMIT, OUTPUT_MISMATCH),
+    Attack.DISK_FILL: Case("two_gib_of_files", POPCOUNT, text(a.DISK_FILL), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR), options=OFF),
+    Attack.PERSIST: Case("marker_files_for_the_next_job", POPCOUNT, text(a.PLANT), then=text(a.FIND_PLANTED), options=OFF),
+    Attack.FORK_BOMB: Case("fork_loop", POPCOUNT, text(a.FORK_BOMB), label_in(TIMEOUT, RUNTIME_ERROR, RESOURCE_LIMIT, OUTPUT_MISMATCH),
                            wall_s=HANG_WALL_S, options=OFF, host=lambda: quickly(3 * HANG_WALL_S + 5)),
-    Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, a.MEMORY_BOMB, label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT),
+    Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, text(a.MEMORY_BOMB), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT),
                              options=OFF, host=lambda: quickly(15.0)),
-    Attack.ENDLESS_LOOP: Case("spin_with_a_sleeper", POPCOUNT, a.endless_loop(SLEEPER), label_in(TIMEOUT),
+    Attack.ENDLESS_LOOP: Case("spin_with_a_sleeper", POPCOUNT, text(ENDLESS), label_in(TIMEOUT),
                               wall_s=HANG_WALL_S, options=OFF, host=no_sleeper_left),
-    Attack.OUTPUT_FLOOD: Case("write_loop", POPCOUNT, a.OUTPUT_FLOOD, label_in(RESOURCE_LIMIT), options=OFF,
+    Attack.OUTPUT_FLOOD: Case("write_loop", POPCOUNT, text(a.OUTPUT_FLOOD), label_in(RESOURCE_LIMIT), options=OFF,
                               host=lambda: quickly(8.0)),
-    Attack.NETWORK: Case("connect_out", POPCOUNT, a.NETWORK, label_in(OUTPUT_MISMATCH), options=OFF),
+    Attack.NETWORK: Case("connect_out", POPCOUNT, text(a.NETWORK), label_in(OUTPUT_MISMATCH), options=OFF),
     Attack.READ_SECRETS: [
-        Case("secret_files", POPCOUNT, a.read_files(["/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa",
-                                                     str(Path.home() / ".bash_history")]), label_in(OUTPUT_MISMATCH), options=OFF),
-        Case("host_environment", POPCOUNT, a.host_environment(HOST_KEYS), label_in(OUTPUT_MISMATCH), options=OFF),
+        Case("secret_files", POPCOUNT, text(SECRETS), label_in(OUTPUT_MISMATCH), options=OFF),
+        Case("host_environment", POPCOUNT, text(ENVIRONMENT), label_in(OUTPUT_MISMATCH), options=OFF),
         *INCBIN,
     ],
-    Attack.WRITE_OUTSIDE: Case("files_outside_the_work_dir", POPCOUNT, a.write_files([str(p) for p in OUTSIDE_FILES]),
+    Attack.WRITE_OUTSIDE: Case("files_outside_the_work_dir", POPCOUNT, text(OUTSIDE),
                                label_in(OUTPUT_MISMATCH), options=OFF, host=outside_files_absent),
-    Attack.FORGED_PRINT: Case("pass_lines_and_valgrind_summary", POPCOUNT, a.FORGED_PASS, label_in(OUTPUT_MISMATCH), options=OFF),
+    Attack.FORGED_PRINT: Case("pass_lines_and_valgrind_summary", POPCOUNT, text(a.FORGED_PASS), label_in(OUTPUT_MISMATCH), options=OFF),
 }
 
 # the oracle passes when its "attack" is harmless: a system call the filter allows
-CONTROL = Case("allowed_system_call", POPCOUNT, a.oracle("    if (syscall(SYS_getpid) > 0) escaped = 1;\n"), options=OFF)
+CONTROL = Case("allowed_system_call", POPCOUNT, text(HARMLESS), options=OFF)

@@ -2,7 +2,8 @@
 
 Attacks on the instruction count are written in assembly by hand where the bytes matter (valgrind's
 client-request preamble); attacks that need system calls are written in C and turned into the
-assembly a candidate would submit by `gcc -S` on the host (compiled here, never run here). Every
+assembly a candidate would submit by `gcc -S` on the host (compiled here, never run here, in
+parallel: builders of C payloads return futures). Every
 counted attack computes the right answer slowly (about 100x the -O3 baseline's instructions), so
 an attack that worked shows up as a Pass that claims to be faster than gcc -O3.
 """
@@ -10,6 +11,7 @@ an attack that worked shows up as a Pass that claims to be faster than gcc -O3.
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import Future, ThreadPoolExecutor
 
 # valgrind.h: the amd64 "special instruction" preamble, then `xchg %rbx,%rbx` (a client request
 # with its argument block at %rax and the default result in %rdx; the result comes back in %rdx)
@@ -115,8 +117,16 @@ STUB_C = (
 )
 
 
-def c_to_asm(source: str, sections: dict[str, str] | None = None) -> str:
-    """Compile a C payload to the assembly a candidate would submit (optionally renaming sections)."""
+_compilers = ThreadPoolExecutor(max_workers=4)  # the payloads compile side by side while the module loads
+
+
+def c_to_asm(source: str, sections: dict[str, str] | None = None) -> Future[str]:
+    """Compile a C payload to the assembly a candidate would submit (optionally renaming sections);
+    the assembly, once `.result()` is asked for."""
+    return _compilers.submit(_compile, source, sections)
+
+
+def _compile(source: str, sections: dict[str, str] | None) -> str:
     flags = ["-O1", "-S", "-mno-red-zone", "-fno-asynchronous-unwind-tables", "-fcf-protection=none", "-fno-stack-protector", "-fno-pie"]
     proc = subprocess.run(["gcc", *flags, "-x", "c", "-", "-o", "-"], input=HEAD + source, capture_output=True, text=True, check=True)
     text = proc.stdout
@@ -126,11 +136,11 @@ def c_to_asm(source: str, sections: dict[str, str] | None = None) -> str:
     return text
 
 
-def oracle(attack: str, prelude: str = "") -> str:
+def oracle(attack: str, prelude: str = "") -> Future[str]:
     return c_to_asm(prelude + ORACLE.format(attack=attack))
 
 
-def run_time_stub(make: str, prelude: str = "", sections: dict[str, str] | None = None) -> str:
+def run_time_stub(make: str, prelude: str = "", sections: dict[str, str] | None = None) -> Future[str]:
     """Toggle collection off around the slow work through a stub made at run time by `make` (a C
     body returning the stub's address or 0); without a stub it is just slow and right."""
     source = (prelude + SLOW_C + STUB_C + f"static void *make_stub(void) {{\n{make}}}\n"
@@ -141,7 +151,7 @@ def run_time_stub(make: str, prelude: str = "", sections: dict[str, str] | None 
     return c_to_asm(source, sections)
 
 
-def mapped_stub(hint: int, prot: int, flags: int, then_protect: bool = False) -> str:
+def mapped_stub(hint: int, prot: int, flags: int, then_protect: bool = False) -> Future[str]:
     """A stub in memory from mmap (raw system calls, so libc's wrappers cannot get in the way)."""
     protect = "    if (syscall(SYS_mprotect, p, 4096, 5) != 0) return 0;\n" if then_protect else ""
     make = (f"    long p = syscall(SYS_mmap, {hint:#x}UL, 4096, {prot}, {flags:#x}, -1, 0);\n"
@@ -149,14 +159,14 @@ def mapped_stub(hint: int, prot: int, flags: int, then_protect: bool = False) ->
     return run_time_stub(make)
 
 
-def writable_code_section() -> str:
+def writable_code_section() -> Future[str]:
     """The stub written into a section of the program that is both writable and executable."""
     prelude = 'static unsigned char wx[32] __attribute__((section(".ecotwx"), aligned(16)));\n'
     make = "    stub_bytes((unsigned long *)wx);\n    return wx;\n"
     return run_time_stub(make, prelude, {'.section\t.ecotwx,"aw"': '.section\t.ecotwx,"awx"'})
 
 
-def proc_self_mem() -> str:
+def proc_self_mem() -> Future[str]:
     """The stub written over a function of the program's own code through /proc/self/mem (which
     ignores page protections), trying both a read-write open and the write-only one the filter
     lets through for valgrind's dump."""
@@ -172,7 +182,7 @@ def proc_self_mem() -> str:
     return run_time_stub(make, prelude)
 
 
-def stub_from_ifunc_resolver() -> str:
+def stub_from_ifunc_resolver() -> Future[str]:
     """The stub made by an IFUNC resolver, which libc runs before main (and, in a static program,
     before thread-local storage exists: hence a raw system call that touches no errno)."""
     source = (SLOW_C + STUB_C + "static void *stub;\n"
@@ -188,7 +198,7 @@ def stub_from_ifunc_resolver() -> str:
     return c_to_asm(source)
 
 
-def planted_valgrindrc() -> str:
+def planted_valgrindrc() -> Future[str]:
     """Slow and right, and leaves `./.valgrindrc` asking callgrind to collect nothing, for a counted
     run that would start in the same folder."""
     source = (SLOW_C + "static int planted;\nlong popcount64(unsigned long x) {\n"
@@ -200,7 +210,7 @@ def planted_valgrindrc() -> str:
 
 
 # -- the other attack classes, as oracles: right answers only if the attack worked --------------
-def takeover() -> str:
+def takeover() -> Future[str]:
     return oracle(
         "    long pids[2] = {1, syscall(SYS_getppid)};\n    for (int i = 0; i < 2; i++) {\n"
         "        if (pids[i] <= 0) continue;\n"
@@ -209,7 +219,7 @@ def takeover() -> str:
         "        if (syscall(SYS_open, path, O_RDWR) >= 0 || open(path, O_RDWR) >= 0) escaped = 1;\n    }\n")
 
 
-def read_files(paths: list[str]) -> str:
+def read_files(paths: list[str]) -> Future[str]:
     """Escaped if any of the files can be opened and read (through libc's openat and the raw open)."""
     listed = ", ".join(f'"{p}"' for p in paths)
     return oracle(
@@ -219,7 +229,7 @@ def read_files(paths: list[str]) -> str:
         "        if (fd >= 0 && read(fd, buf, sizeof buf) > 0) escaped = 1;\n    }\n")
 
 
-def host_environment(keys: tuple[str, ...]) -> str:
+def host_environment(keys: tuple[str, ...]) -> Future[str]:
     listed = ", ".join(f'"{k}="' for k in keys)
     return oracle(
         f"    extern char **environ;\n    const char *keys[] = {{{listed}}};\n"
@@ -228,7 +238,7 @@ def host_environment(keys: tuple[str, ...]) -> str:
         "            if (!strncmp(*e, keys[i], strlen(keys[i]))) escaped = 1;\n")
 
 
-def write_files(paths: list[str]) -> str:
+def write_files(paths: list[str]) -> Future[str]:
     listed = ", ".join(f'"{p}"' for p in paths)
     return oracle(
         f"    const char *paths[] = {{{listed}}};\n"
@@ -273,7 +283,7 @@ MEMORY_BOMB = c_to_asm("long popcount64(unsigned long x) {\n    for (;;) { char 
 OUTPUT_FLOOD = c_to_asm("long popcount64(unsigned long x) { static char b[65536]; memset(b, 65, sizeof b); for (;;) write(1, b, sizeof b); }\n")
 
 
-def endless_loop(marker: str) -> str:
+def endless_loop(marker: str) -> Future[str]:
     """Spins forever after starting a long sleeper (named by `marker`) that must not outlive the job."""
     return c_to_asm(
         "long popcount64(unsigned long x) {\n"
