@@ -69,7 +69,7 @@ class AsmBackend(Backend):
     def prepared(self, task: Task, spec: prep.AsmSpec) -> prep.Prepared:
         key = prep.task_key(task)
         if key not in self._prepared:
-            if len(self._prepared) > 64:  # each holds a static baseline program (~1 MB)
+            if len(self._prepared) > 256:  # each holds a static baseline program (~0.8 MB)
                 self._prepared.clear()
             self._prepared[key] = prep.build(task, spec)
         return self._prepared[key]
@@ -125,8 +125,8 @@ def build_program(task: Task, spec: prep.AsmSpec, built: prep.Prepared, candidat
             return Outcome(TIMEOUT, f"the linker did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
         return Outcome(LINK_ERROR, logs.link_diagnostic(last.output, spec.function), truncate_log(last.output))
     program = sandbox.read_job_file(work, "prog", prep.OBJECT_BYTES)
-    if program is None:
-        return Outcome(LINK_ERROR, "the linker left no program (or one larger than 64 MiB)", truncate_log(last.output))
+    if program is None or len(program) >= prep.OBJECT_BYTES:  # a partial read could miss what check_program seeks
+        return Outcome(LINK_ERROR, "the linker left no program, or one of 64 MiB or more", truncate_log(last.output))
     problem = check_program(program)
     if problem is not None:
         where = _locate(task, candidate, hex(problem.address), work) if problem.address is not None else ""

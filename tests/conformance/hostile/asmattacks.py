@@ -305,11 +305,13 @@ FORGED_SUMMARY = c_to_asm(  # right and slow, claiming on stderr what a tiny cal
     'summary: 1\\ntotals: 1\\n";\n    write(2, m, sizeof m - 1);\n    return slow(x);\n}\n')
 
 EXIT_AT_ONCE = c_to_asm("long popcount64(unsigned long x) { syscall(SYS_exit_group, 0); return 0; }\n")
-# right for the first 2000 calls (the cases and the counted run make fewer), then exits: only the
-# wall-time benchmark, which repeats the workload, would end early and look fast
+# right, except that it exits at once when the program's arguments (just below the environment on
+# the initial stack) say it is the wall-time benchmark, which would then look fast
 EXIT_IN_BENCHMARK = c_to_asm(
-    "long popcount64(unsigned long x) {\n    static long calls;\n"
-    "    if (++calls > 2000) syscall(SYS_exit_group, 0);\n    return __builtin_popcountl(x);\n}\n")
+    "extern char **environ;\nlong popcount64(unsigned long x) {\n"
+    "    for (int i = 2; i < 8; i++) {\n        char *arg = environ[-i];\n"
+    "        if ((unsigned long)arg > 4096 && !strcmp(arg, \"bench\")) syscall(SYS_exit_group, 0);\n    }\n"
+    "    return __builtin_popcountl(x);\n}\n")
 
 # swaps its program for a link to a host secret, then faults: the host's fault diagnosis reads it
 SWAP_PROGRAM = c_to_asm(
