@@ -96,7 +96,7 @@ def test_the_baseline_program_is_clean_static_and_starts_at_the_filter(baseline:
 
 
 def test_a_preamble_anywhere_is_found_with_its_address(baseline: bytes) -> None:
-    start, end = asm_elf.code_ranges(baseline)[0]
+    start, _ = asm_elf.code_ranges(baseline)[0]
     seg = next(s for s in asm_elf.segments(baseline) if s.vaddr == start)
     at = seg.offset + 64
     patched = baseline[:at] + asm_elf.PREAMBLE + baseline[at + 16:]
