@@ -11,7 +11,8 @@ reference timing are done once first, as a long synth run would) of:
           trace           the reference with a line trace recorded
 It prints per-variant medians, evaluations per second on one process, the cost ratios, and the
 throughput of the default variants on 1..N worker processes. It also prints one sample trace.
-Usage: python bench/asm_python_throughput.py [--repeats 3] [--limit N] [--workers 2]
+Usage: python bench/asm_python_throughput.py [--repeats 3] [--limit N] [--workers 2] [--domains asm]
+(--workers 0 skips the multi-process rates, e.g. to compare two checkouts' medians in turn).
 """
 
 from __future__ import annotations
@@ -115,16 +116,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--domains", nargs="+", choices=("asm", "python"), default=["asm", "python"])
     args = parser.parse_args()
     suites = {d: load_suite(bundled_suite_path(d))[: args.limit] for d in ("asm", "python")}
     for domain, base in (("asm", "pass/off"), ("python", "pass")):
+        if domain not in args.domains:
+            continue
         times = measure(domain, suites[domain], args.repeats)
         report(domain, times, base)
         default = "pass/callgrind" if domain == "asm" else "pass"
         jobs = [variants(domain)[default](t) for t in suites[domain]] * args.repeats
         for workers in range(1, args.workers + 1):
             print(f"  {default} on {workers} worker process(es): {pool_rate(jobs, workers):.1f} evaluations/s")
-    sample_trace(suites["python"] if args.limit is None else load_suite(bundled_suite_path("python")))
+    if "python" in args.domains:
+        sample_trace(suites["python"] if args.limit is None else load_suite(bundled_suite_path("python")))
 
 
 if __name__ == "__main__":

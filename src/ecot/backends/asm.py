@@ -3,12 +3,14 @@ of a C function and must stay equivalent on every input while running faster.
 
 Per evaluation: the task's fixed cases plus random cases (seeded from the candidate's own text, so
 repeatable but unknowable in advance) run through the -O3 baseline program in one work dir; the
-candidate is assembled (`as`), linked with the task's C driver (`gcc -no-pie`) and run on the
-same cases in another. Expected outputs stay on the host, and the verdict compares output lines
-there, so anything the candidate prints can only pass by being right. Passing candidates are then
-measured: callgrind counts the instructions executed inside the function on a fixed workload
-(deterministic on a noisy machine) and the wall time of repeated runs is compared with the
-baseline's in the same sandbox session.
+candidate is assembled (`as`), linked statically with the task's C driver (asm_link.py) and, once
+the host has read the program and found nothing in it that could switch callgrind off
+(asm_elf.py), run on the same cases in another. The program's first instruction installs a
+system-call filter (asm_seccomp.py). Expected outputs stay on the host, and the verdict compares
+output lines there, so anything the candidate prints can only pass by being right. Passing
+candidates are then measured, on the very bytes the host checked: callgrind counts the
+instructions executed on a fixed workload (deterministic on a noisy machine) and the wall time of
+repeated runs is compared with the baseline's in the same sandbox session.
 
 Options (task.toml [options]): function (required), driver, baseline, tests, random_cases,
 speed ("both", "callgrind", "wall", "off"), speed_cases, bench_ms. See docs/domains/asm.md.
@@ -16,6 +18,7 @@ speed ("both", "callgrind", "wall", "off"), speed_cases, bench_ms. See docs/doma
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -23,8 +26,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
+from ecot.backends import asm_link
 from ecot.backends import asm_logs as logs
 from ecot.backends import asm_prep as prep
+from ecot.backends.asm_elf import FORBIDDEN_CODE, check_program
 from ecot.backends.asm_speed import measure
 from ecot.backends.base import Backend, tool_version
 from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
@@ -45,6 +50,7 @@ class AsmBackend(Backend):
         LINK_ERROR,
         RUNTIME_ERROR,
         OUTPUT_MISMATCH,
+        FORBIDDEN_CODE,
         TIMEOUT,
         RESOURCE_LIMIT,
     )
@@ -63,7 +69,7 @@ class AsmBackend(Backend):
     def prepared(self, task: Task, spec: prep.AsmSpec) -> prep.Prepared:
         key = prep.task_key(task)
         if key not in self._prepared:
-            if len(self._prepared) > 256:
+            if len(self._prepared) > 256:  # each holds a static baseline program (~0.8 MB)
                 self._prepared.clear()
             self._prepared[key] = prep.build(task, spec)
         return self._prepared[key]
@@ -74,9 +80,9 @@ class AsmBackend(Backend):
         seed = prep.candidate_seed(task, candidate)
         expected, inputs = prep.reference_outputs(task, spec, built, seed, spec.random_cases)
         with sandbox.workdir("ecot-asm-") as work:
-            outcome = judge(task, spec, built, candidate, seed, expected, inputs, work)
-            if outcome.passed and spec.speed != "off":
-                outcome = measure(task, spec, built, work, outcome)
+            outcome, program = judge(task, spec, built, candidate, seed, expected, inputs, work)
+        if outcome.passed and program is not None and spec.speed != "off":
+            outcome = measure(task, spec, built, program, outcome)
         return outcome
 
 
@@ -89,28 +95,56 @@ def judge(
     expected: list[str],
     inputs: list[str],
     work: Path,
-) -> Outcome:
-    """Assemble, link and run the candidate on the cases; compare its output lines on the host."""
+) -> tuple[Outcome, bytes | None]:
+    """Assemble, link and check the candidate, run it on the cases and compare its output lines on the
+    host: the outcome, and the program's bytes as read before it first ran (None if it never ran)."""
     sandbox.write_files(work, {prep.SOLUTION: candidate})
-    (work / "driver.o").write_bytes(built.driver_o)
-    (work / "guard.o").write_bytes(built.guard_o)
-    steps = [
-        sandbox.Step(["as", "--64", "-g", "-o", "solution.o", prep.SOLUTION]),
-        sandbox.Step(["gcc", *prep.LINK_FLAGS, "-o", "prog", "driver.o", "solution.o", "guard.o"]),
-        sandbox.Step(prep.run_argv("prog", seed, spec.random_cases, False, prep.timeout_ms(task)),
-                     stdin=task.files[spec.tests].encode()),
-    ]
-    results = sandbox.run_steps(steps, work, task.limits)
-    last = results[-1]
-    if len(results) == 1:
+    program = build_program(task, spec, built, candidate, work)
+    if isinstance(program, Outcome):
+        return program, None
+    argv = prep.run_argv("prog", seed, spec.random_cases, False, prep.timeout_ms(task))
+    result = sandbox.run(argv, work, task.limits, stdin=task.files[spec.tests].encode())
+    return _run_outcome(task, spec, candidate, result, expected, inputs, work), program
+
+
+def build_program(task: Task, spec: prep.AsmSpec, built: prep.Prepared, candidate: str, work: Path) -> bytes | Outcome:
+    """`as`, then `ld` in the work dir, then the linked program as the host read it (no link
+    followed) and checked it, before anything of the candidate has run; or the outcome that ends
+    here. The objects to link are written only once `as` succeeded: the most common failure then
+    costs no megabyte of libc object written and deleted."""
+    last = sandbox.run(["as", "--64", "-g", "-o", "solution.o", prep.SOLUTION], work, task.limits)
+    if not last.ok:
         if last.timed_out:
             return Outcome(TIMEOUT, f"the assembler did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
         return Outcome(ASSEMBLY_ERROR, logs.assembly_diagnostic(last.output, prep.SOLUTION), truncate_log(last.output))
-    if len(results) == 2:
+    prep.link_inputs(work, built)
+    link = asm_link.link_argv(asm_link.toolchain(task.limits), ["driver.o", "solution.o", "guard.o"], "prog")
+    last = sandbox.run(link, work, task.limits)
+    if not last.ok:
         if last.timed_out:
             return Outcome(TIMEOUT, f"the linker did not finish within {task.limits.wall_s:g} s", truncate_log(last.output))
         return Outcome(LINK_ERROR, logs.link_diagnostic(last.output, spec.function), truncate_log(last.output))
-    return _run_outcome(task, spec, candidate, last, expected, inputs, work)
+    program = sandbox.read_job_file(work, "prog", prep.OBJECT_BYTES)
+    if program is None or len(program) >= prep.OBJECT_BYTES:  # a partial read could miss what check_program seeks
+        return Outcome(LINK_ERROR, "the linker left no program, or one of 64 MiB or more", truncate_log(last.output))
+    problem = check_program(program)
+    if problem is not None:
+        where = _locate(task, candidate, hex(problem.address), work) if problem.address is not None else ""
+        where = " past the end of the submitted code" if where == PAST_END_NOTE else where
+        why = f": {problem.why}" if problem.why else ""
+        return Outcome(FORBIDDEN_CODE, f"the program contains {problem.what}{where}{why}; it was not run",
+                       truncate_log(last.output))
+    _read_only(work / "prog")
+    return program
+
+
+def _read_only(path: Path) -> None:
+    """chmod 0555 through a descriptor opened without following links."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fchmod(fd, 0o555)
+    finally:
+        os.close(fd)
 
 
 def _run_outcome(
@@ -121,6 +155,8 @@ def _run_outcome(
     metrics: dict[str, Any] = {"cases": cases, "run_s": round(result.wall_s, 4)}
     if result.output_overflow:
         return Outcome(RESOURCE_LIMIT, f"the program's output exceeded {task.limits.output_kb} KiB and was stopped", log, metrics)
+    # The candidate's process can print markers and lines too: a forged marker only turns this into a
+    # failure, and only output lines equal to the host's expected ones (and exit status 0) pass.
     marker = logs.last_marker(result.stderr)
     timed_marker = marker is not None and marker.kind == "TIMEOUT"
     if timed_marker or result.timed_out or result.signal == signal.SIGXCPU:

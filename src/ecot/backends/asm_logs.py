@@ -12,6 +12,7 @@ _MARKER = re.compile(r"^@ECOT-(?P<kind>[A-Z]+)(?P<rest>.*)$", re.M)
 _FIELD = re.compile(r"(\w+)=(\S+)")
 _CALLGRIND_TOTAL = re.compile(r"^(?:summary|totals):\s*(\d+)\s*$", re.M)
 _COST_LINE = re.compile(r"(?:[+-]?\d+|\*) (\d+)")
+_UNNAMED_FN = re.compile(r"^c?fn=0x([0-9a-fA-F]+)\s*$", re.M)
 
 # si_code values of SIGSEGV/SIGBUS/SIGFPE worth naming (see sigaction(2))
 _SEGV_CODES = {1: "address not mapped", 2: "no permission for the access", 128: "general protection fault"}
@@ -117,6 +118,16 @@ def callgrind_inclusive(text: str, function: str) -> int | None:
             if match:
                 total += int(match.group(1))
     return total if seen else None
+
+
+def foreign_code(text: str, ranges: list[tuple[int, int]]) -> int | None:
+    """The first address of a function callgrind could not name (`fn=0x...`, uncompressed file) that
+    lies outside the program's code: code made at run time. None if every one lies inside."""
+    for match in _UNNAMED_FN.finditer(text):
+        address = int(match.group(1), 16)
+        if not any(start <= address < end for start, end in ranges):
+            return address
+    return None
 
 
 def callgrind_total(text: str) -> int | None:

@@ -1,19 +1,24 @@
 """Per-task state of the asm backend: options, and the compiled driver and -O3 baseline program.
 
-The driver object and the baseline program are built once per task and process (in the sandbox:
-bundles may come from imported files) and copied into each evaluation's work dir as bytes.
+The driver object, the libc members it needs and the baseline program are built once per task and
+process (in the sandbox: bundles may come from imported files) and copied into each evaluation's
+work dir as bytes. Every program is linked statically by asm_link.py, with the harness's entry
+point, which installs the system-call filter of asm_seccomp.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from ecot import sandbox
+from ecot.backends import asm_link
 from ecot.backends.asm_driver import HARNESS_H, HEADER_NAME
+from ecot.backends.asm_elf import check_program
 from ecot.task import Task
 
 SpeedMode = Literal["both", "callgrind", "wall", "off"]
@@ -24,7 +29,7 @@ PAST_END = "ecot_past_end"
 # instead of falling into whatever the linker placed next.
 GUARD_S = f".text\n.globl {PAST_END}\n.type {PAST_END}, @function\n{PAST_END}:\n\tud2\n\tud2\n.section .note.GNU-stack,\"\",@progbits\n"
 DRIVER_FLAGS = ("-O2", "-w", "-fno-pie")
-LINK_FLAGS = ("-no-pie", "-Wl,-z,noexecstack")
+OBJECT_BYTES = 64 << 20  # the most the host reads back of an object or program
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class Prepared:
 
     driver_o: bytes
     guard_o: bytes
+    libs_o: bytes  # the libc members the start files and the driver need (asm_link.py)
     base_prog: bytes
     base_instructions: int | None = None  # callgrind count inside the function, speed workload
     base_overhead: int | None = None  # the rest of the baseline program's count (driver, libc, loader)
@@ -90,6 +96,7 @@ def candidate_seed(task: Task, candidate: str) -> int:
 
 def build(task: Task, spec: AsmSpec) -> Prepared:
     """Compile the driver and link the -O3 baseline with it; a failure is the bundle's fault."""
+    tools = asm_link.toolchain(task.limits)
     with sandbox.workdir("ecot-asm-prep-") as work:
         sandbox.write_files(work, {"driver.c": task.files[spec.driver], HEADER_NAME: HARNESS_H,
                                    "baseline.s": task.files[spec.baseline], "guard.s": GUARD_S})
@@ -97,24 +104,50 @@ def build(task: Task, spec: AsmSpec) -> Prepared:
             sandbox.Step(["gcc", *DRIVER_FLAGS, "-c", "-o", "driver.o", "driver.c"]),
             sandbox.Step(["as", "--64", "-o", "guard.o", "guard.s"]),
             sandbox.Step(["as", "--64", "-g", "-o", "baseline.o", "baseline.s"]),
-            sandbox.Step(["gcc", *LINK_FLAGS, "-o", "base", "driver.o", "baseline.o", "guard.o"]),
         ]
-        results = sandbox.run_steps(steps, work, task.limits)
-        failed = next((r for r in results if not r.ok), None)
-        if failed is not None or len(results) < len(steps):
-            log = failed.output if failed else ""
-            raise RuntimeError(f"task {task.id}: the bundled driver or baseline does not build: {log[:2000]}")
-        return Prepared(
-            driver_o=(work / "driver.o").read_bytes(),
-            guard_o=(work / "guard.o").read_bytes(),
-            base_prog=(work / "base").read_bytes(),
-        )
+        _steps_or_raise(task, steps, work)
+        driver_o, guard_o = _read(task, work, "driver.o"), _read(task, work, "guard.o")
+        libs_o = asm_link.libs_object(tools, [driver_o, guard_o], spec.function, task.limits)
+        (work / asm_link.LIBS).write_bytes(libs_o)
+        link = asm_link.link_argv(tools, ["driver.o", "baseline.o", "guard.o"], "base")
+        _steps_or_raise(task, [sandbox.Step(link)], work)
+        base = _read(task, work, "base")
+    problem = check_program(base)
+    if problem is not None:
+        raise RuntimeError(f"task {task.id}: the linked baseline program has {problem.what}")
+    return Prepared(driver_o=driver_o, guard_o=guard_o, libs_o=libs_o, base_prog=base)
+
+
+def _steps_or_raise(task: Task, steps: list[sandbox.Step], work: Path) -> None:
+    results = sandbox.run_steps(steps, work, task.limits)
+    failed = next((r for r in results if not r.ok), None)
+    if failed is not None or len(results) < len(steps):
+        log = failed.output if failed else ""
+        raise RuntimeError(f"task {task.id}: the bundled driver or baseline does not build: {log[:2000]}")
+
+
+def _read(task: Task, work: Path, name: str) -> bytes:
+    data = sandbox.read_job_file(work, name, OBJECT_BYTES)
+    if data is None:
+        raise RuntimeError(f"task {task.id}: building the driver left no {name}")
+    return data
 
 
 def place_program(work: Path, name: str, data: bytes) -> None:
-    path = work / name
-    path.write_bytes(data)
-    path.chmod(0o755)
+    """Write a program the host has checked into a work dir, read-only for everyone (0555): the
+    system-call filter forbids chmod, so nothing running there can rewrite it. O_EXCL|O_NOFOLLOW:
+    the host never writes through a name something else created first."""
+    fd = os.open(work / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o555)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def link_inputs(work: Path, built: Prepared) -> None:
+    """The trusted objects a candidate's program is linked from, into a fresh work dir."""
+    for name, data in (("driver.o", built.driver_o), ("guard.o", built.guard_o), (asm_link.LIBS, built.libs_o)):
+        fd = os.open(work / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
 
 
 def run_argv(program: str, seed: int, count: int, show: bool, timeout_ms: int) -> list[str]:
