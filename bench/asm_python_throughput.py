@@ -27,11 +27,11 @@ from concurrent.futures import ProcessPoolExecutor
 from random import Random
 from typing import Any, Callable
 
-from ecot.backends import get_backend
-from ecot.backends.python_trace import render
+from ecot.domains import get_backend
+from ecot.domains.python.jobs.trace import render
 from ecot.mutators import MUTATORS
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.task import Task
 
 
 def with_options(task: Task, **options: Any) -> Task:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ecot.cli.main import main as ecot
-from ecot.serve import ServerProcess
+from ecot.serve.server import ServerProcess
 from ecot.store import TrajectoryStore
-from ecot.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl
 from ecot.train import TrainSettings, train_sft
 from ecot.train.data import read_rows, split_files
 

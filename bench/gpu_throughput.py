@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ecot.backends import get_backend, gpu_runner
-from ecot.backends.gpu_timing import fast_p
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.domains import get_backend
+from ecot.domains.gpu import runner as gpu_runner
+from ecot.domains.gpu.jobs.timing import fast_p
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 _job_seconds: dict[str, list[float]] = collections.defaultdict(list)
 

@@ -27,9 +27,14 @@ DOMAINS = ("rtl", "python", "asm", "firmware", "cad", "gpu")
 
 # Runs in a child process whose sys.path starts with one side's source: prints one JSON line of timings.
 WORKER = """
-import json, sys, time
-from ecot.backends import get_backend
-from ecot.suite import bundled_suite_path, load_suite
+import importlib, json, sys, time
+try:  # today's layout, else the one before the redesign (the baseline's)
+    get_backend = importlib.import_module("ecot.domains").get_backend
+    suites = importlib.import_module("ecot.tasks.suite")
+except ImportError:
+    get_backend = importlib.import_module("ecot.backends").get_backend
+    suites = importlib.import_module("ecot.suite")
+bundled_suite_path, load_suite = suites.bundled_suite_path, suites.load_suite
 domain, count, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 tasks = [t for t in load_suite(bundled_suite_path(domain)) if t.reference][:count]
 backend = get_backend(domain)

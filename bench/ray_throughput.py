@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ecot.executor import LocalPool, Work, spin
-from ecot.outcome import Outcome
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
+from ecot.executors.local import LocalPool, Work, spin
+from ecot.core.outcome import Outcome
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.task import Task
 
 Factory = Callable[[int], Any]
 
@@ -33,8 +33,8 @@ Factory = Callable[[int], Any]
 def engines(max_workers: int) -> dict[str, Factory]:
     import ray
 
-    from ecot.executor_ray import RayExecutor
-    from ecot.executor_ray_nodes import connect
+    from ecot.executors.ray import RayExecutor
+    from ecot.executors.ray_nodes import connect
 
     connect(ray, "local", max_workers, {})  # one Ray instance for the whole run
     return {"local": lambda w: LocalPool(w, max_pending=64), "ray": lambda w: RayExecutor("local", workers=w, max_pending=64)}
@@ -113,7 +113,7 @@ def measure_rtl(factory: Factory, workers: int, tasks: list[Task], repeats: int)
 def measure_loop(factory: Factory, workers: int, tasks: list[Task]) -> dict[str, float]:
     """The whole synthesis loop (repair generator, real backend, store): turns/s and driver CPU per turn."""
     from ecot.generators.repair import RepairGenerator
-    from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
+    from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
     from ecot.store import TrajectoryStore
 
     with factory(workers) as executor, tempfile.TemporaryDirectory() as tmp, TrajectoryStore(Path(tmp) / "loop.db") as store:
@@ -128,7 +128,7 @@ def measure_loop(factory: Factory, workers: int, tasks: list[Task]) -> dict[str,
 
 def measure_store(n: int) -> float:
     from ecot.store import TrajectoryStore
-    from ecot.trajectory import Turn
+    from ecot.core.trajectory import Turn
 
     task = load_suite(bundled_suite_path("rtl"))[0]
     outcome = Outcome("Simulation_Mismatch", "3 mismatches", "log line\n" * 40, {"mismatches": 3})

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 from ecot.cli.main import main as ecot
-from ecot.executor import default_workers
-from ecot.replay_suite import write_replay
-from ecot.serve import ServerProcess
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.executors.local import default_workers
+from ecot.tasks.replay import write_replay
+from ecot.serve.server import ServerProcess
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 
 def cpu_self() -> float:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 from ecot.store import TrajectoryStore
-from ecot.trajectory import Message, Trajectory, Turn
+from ecot.core.trajectory import Message, Trajectory, Turn
 
 SYSTEM = "You are a Python engineer. Reason about edge cases before you write code."
 TRACE = {"test": 0, "input": [[1, 3, 5, 7], 5], "truncated": False, "events": [

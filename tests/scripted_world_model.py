@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ecot.icwm.base import Prediction, WorldModel
-from ecot.task import Task
+from ecot.core.task import Task
 
 
 class ScriptedWorldModel(WorldModel):

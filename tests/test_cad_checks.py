@@ -10,8 +10,8 @@ import signal
 import numpy as np
 import pytest
 
-from ecot.backends import cad_metrics as metrics
-from ecot.backends.cad_verdict import (
+from ecot.domains.cad.jobs import metrics
+from ecot.domains.cad.verdict import (
     GEOMETRY_ERROR,
     RUNTIME_ERROR,
     SHAPE_MISMATCH,
@@ -21,9 +21,9 @@ from ecot.backends.cad_verdict import (
     parse_status,
     script_outcome,
 )
-from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.sandbox import ExecResult
-from ecot.task import Limits
+from ecot.core.task import Limits
 
 CUBE_TRIANGLES = np.array([
     [0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4],

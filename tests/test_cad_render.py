@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ecot.backends import get_backend
-from ecot.backends.cad_render import main, preview, render_png
-from ecot.errors import ToolMissingError
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.domains import get_backend
+from ecot.domains.cad.render import main, preview, render_png
+from ecot.core.errors import ToolMissingError
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

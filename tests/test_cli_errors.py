@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from ecot.cli.main import main
-from ecot.errors import EcotError, TaskFormatError
+from ecot.core.errors import EcotError, TaskFormatError
 from ecot.icwm import load_model
-from ecot.serve import ReplayResponder, create_server
+from ecot.serve.server import ReplayResponder, create_server
 from ecot.store import StoreError, TrajectoryStore
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 TASK = "python/bracket_depth"
 
@@ -149,7 +149,7 @@ def test_out_of_range_and_unknown_selections(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_a_domain_filter_that_selects_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from ecot.suite import bundled_suite_path
+    from ecot.tasks.suite import bundled_suite_path
 
     suite = str(bundled_suite_path("python"))
     assert "no task of domain rtl in the given suites" in error_of(capsys, ["eval", suite, "--domain", "rtl"])

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from ecot.executor import LocalPool, Work, WorkerLost, evaluation_work, make_executor, spin
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.executors.local import LocalPool, Work, WorkerLost, evaluation_work, make_executor, spin
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTL_TOOLS = ("iverilog", "vvp", "yosys", "verilator")
 
@@ -25,7 +25,7 @@ def need_rtl_tools() -> None:
 
 
 def test_importing_the_default_engine_never_imports_ray() -> None:
-    code = "import sys, ecot.executor, ecot.loop, ecot.cli.synth, ecot.cli.evaluate; print('ray' in sys.modules)"
+    code = "import sys, ecot.executors.local, ecot.run.loop, ecot.cli.synth, ecot.cli.evaluate; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -87,7 +87,7 @@ def test_a_task_that_kills_every_worker_raises_worker_lost_not_a_hang() -> None:
 
 
 def test_placement_vocabulary_maps_to_ray_resources() -> None:
-    from ecot.executor_ray_nodes import MARK, actor_options, demand, fits
+    from ecot.executors.ray_nodes import MARK, actor_options, demand, fits
 
     requires = {"gpu": 1, "memory_mb": 512, "toolchain:rtl": 1, "special": 2}
     options = actor_options(requires, toolchain_marks=True)
@@ -100,7 +100,7 @@ def test_placement_vocabulary_maps_to_ray_resources() -> None:
 
 
 def test_a_starved_pool_takes_over_an_idle_worker_on_a_node_that_fits() -> None:
-    from ecot.executor_ray_pool import Actor, ActorPool, choose_victim
+    from ecot.executors.ray_pool import Actor, ActorPool, choose_victim
 
     def pool(key: str, *actors: Actor) -> ActorPool:
         return ActorPool(key, {}, None, 4, ready=list(actors))

@@ -12,12 +12,12 @@ from typing import Any, Iterator
 
 import pytest
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators import GENERATORS, Generation
 from ecot.generators.openai_chat import GeneratorRequestError, OpenAIGenerator, backoff_delay
 from ecot.generators.replay import ReplayGenerator
-from ecot.serve import ChatRequest, Completion, ServeError, ServerProcess, start_server
-from ecot.task import Task
+from ecot.serve.server import ChatRequest, Completion, ServeError, ServerProcess, start_server
+from ecot.core.task import Task
 
 RTL = Task(id="adder", domain="rtl", prompt="Write an adder.")
 PY = Task(id="sum", domain="python", prompt="Write sum.")
@@ -208,7 +208,7 @@ def test_openai_no_answer_is_a_request_error_not_retried(replay_server: str) -> 
 
 
 def test_in_process_server_serves_a_generator_model(replay_path: Path) -> None:
-    from ecot.serve import ReplayResponder
+    from ecot.serve.server import ReplayResponder
 
     url, stop = start_server(ReplayResponder(replay_path))
     try:

@@ -8,12 +8,12 @@ import shutil
 
 import pytest
 
-from ecot.backends import get_backend as _get_backend
-from ecot.backends.gpu_outcome import COMPILATION_ERROR, MEMORY_FAULT
-from ecot.backends.gpu_runner import gpu_device_nodes
-from ecot.errors import ToolMissingError
-from ecot.outcome import INFRA_ERROR, Outcome
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.domains import get_backend as _get_backend
+from ecot.domains.gpu.outcome import COMPILATION_ERROR, MEMORY_FAULT
+from ecot.domains.gpu.runner import gpu_device_nodes
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import INFRA_ERROR, Outcome
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 
 def get_backend(domain: str):

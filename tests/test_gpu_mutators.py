@@ -7,18 +7,18 @@ import asyncio
 
 import pytest
 
-from ecot.backends import get_backend as _get_backend
-from ecot.backends.gpu_outcome import (
+from ecot.domains import get_backend as _get_backend
+from ecot.domains.gpu.outcome import (
     COMPILATION_ERROR,
     MEMORY_FAULT,
     NUMERICAL_MISMATCH,
 )
-from ecot.errors import ToolMissingError
+from ecot.core.errors import ToolMissingError
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
 from ecot.mutators.base import make_applied
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.trajectory import Turn
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.trajectory import Turn
 
 
 def get_backend(domain: str):

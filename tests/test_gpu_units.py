@@ -7,11 +7,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ecot.backends import gpu_compare as cmp  # noqa: E402
-from ecot.backends import gpu_cuda, gpu_limits  # noqa: E402
-from ecot.backends.gpu_job_common import scaled_sizes, size_constants  # noqa: E402
-from ecot.backends.gpu_options import GpuOptions  # noqa: E402
-from ecot.backends.gpu_timing import fast_p, summarize  # noqa: E402
+from ecot.domains.gpu.jobs import compare as cmp  # noqa: E402
+from ecot.domains.gpu import cuda as gpu_cuda
+from ecot.domains.gpu.jobs import limits as gpu_limits  # noqa: E402
+from ecot.domains.gpu.jobs.common import scaled_sizes, size_constants  # noqa: E402
+from ecot.domains.gpu.options import GpuOptions  # noqa: E402
+from ecot.domains.gpu.jobs.timing import fast_p, summarize  # noqa: E402
 
 
 # -- comparison ------------------------------------------------------------------------------------------
@@ -146,7 +147,7 @@ def test_size_constants_and_scaling() -> None:
 
 def test_timing_loop_refills_inputs_and_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The timing loop on its own (CUDA events stood in for by a clock: nothing CUDA runs here)."""
-    from ecot.backends import gpu_timing
+    from ecot.domains.gpu.jobs import timing as gpu_timing
 
     class Event:
         def __init__(self, enable_timing: bool = False) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.icwm.dataset import (
     Dataset,
     Example,
@@ -25,10 +25,10 @@ from ecot.icwm.templates import asm_context, c_kind, python_line_context, triton
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
 from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
-from ecot.outcome import Outcome, infra_error, no_code
+from ecot.core.outcome import Outcome, infra_error, no_code
 from ecot.store import TrajectoryStore
-from ecot.task import Task
-from ecot.trajectory import Turn
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
 
 REFERENCE = "module adder(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"
 PROMPT = [{"role": "user", "content": "Write an adder."}]

@@ -8,9 +8,9 @@ import pytest
 
 from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
-from ecot.outcome import Outcome
-from ecot.task import Task
-from ecot.trajectory import REAL
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL
 from scripted_world_model import ScriptedWorldModel
 
 TASK = Task(id="rtl/a", domain="rtl", prompt="p", reference="module a; endmodule\n")

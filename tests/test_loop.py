@@ -8,16 +8,16 @@ import sqlite3
 from pathlib import Path
 from typing import Sequence
 
-from ecot.executor import LocalPool
+from ecot.executors.local import LocalPool
 from ecot.generators.base import Generation, Generator
 from ecot.generators.repair import RepairGenerator
-from ecot.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
-from ecot.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
-from ecot.run_control import RunControl
+from ecot.run.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
+from ecot.core.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
+from ecot.run.control import RunControl
 from ecot.store import TrajectoryStore
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
-from ecot.trajectory import Message, Turn
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 
 
 def rtl_task() -> Task:
@@ -34,7 +34,7 @@ class Scripted(Generator):
         self.seen: list[list[Message]] = []
 
     async def generate(self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0) -> Generation:
-        from ecot.extract import extract_code, split_thinking
+        from ecot.core.extract import extract_code, split_thinking
 
         self.seen.append(list(messages))
         raw = self.answers[min(len(turns), len(self.answers) - 1)]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ecot.backends import get_backend
+from ecot.domains import get_backend
 from ecot.cli.main import main
-from ecot.errors import TaskFormatError, ToolMissingError
+from ecot.core.errors import TaskFormatError, ToolMissingError
 from ecot.importers import IMPORTERS, TAG_NO_REFERENCE, import_tasks
-from ecot.suite import load_suite
-from ecot.task import Task
+from ecot.tasks.suite import load_suite
+from ecot.core.task import Task
 
 SIMPLE = {
     "task_id": "add/1",

@@ -1,4 +1,4 @@
-"""The walls of the python judge (ecot/backends/python_jail.py), on their own: run by the sandbox's
+"""The walls of the python judge (ecot/domains/python/jobs/jail.py), on their own: run by the sandbox's
 interpreter in a scratch folder, outside any sandbox, so that each wall is the only thing in the way."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ecot.backends import python_bundle
-from ecot.backends.python_jail import ARCHES, no_process_filter
+from ecot.domains.python import bundle as python_bundle
+from ecot.domains.python.jobs.jail import ARCHES, no_process_filter
 
 PYTHON = "/usr/bin/python3"
 

@@ -9,11 +9,11 @@ from typing import Any, Callable
 
 import pytest
 
-from ecot.backends import get_backend
-from ecot.backends.python_trace import Tracer, render
-from ecot.errors import ToolMissingError
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
+from ecot.domains import get_backend
+from ecot.domains.python.jobs.trace import Tracer, render
+from ecot.core.errors import ToolMissingError
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.task import Task
 
 SOURCE = """def total(n):
     acc = 0

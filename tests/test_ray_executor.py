@@ -20,17 +20,17 @@ from typing import Any, Awaitable, Callable, Iterator
 
 import pytest
 
-from ecot.executor import LocalPool, Work, spin
+from ecot.executors.local import LocalPool, Work, spin
 from ecot.generators.repair import RepairGenerator
-from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
+from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
 from ecot.store import TrajectoryStore
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 ray = pytest.importorskip("ray", reason="ray not installed")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from ecot.executor_ray import RayExecutor  # noqa: E402
-from ecot.executor_ray_nodes import PlacementError  # noqa: E402
+from ecot.executors.ray import RayExecutor  # noqa: E402
+from ecot.executors.ray_nodes import PlacementError  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

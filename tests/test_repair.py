@@ -12,16 +12,16 @@ from dataclasses import replace
 
 import pytest
 
-from ecot.backends import get_backend
-from ecot.errors import EcotError, ToolMissingError
-from ecot.extract import extract_code, split_thinking
+from ecot.domains import get_backend
+from ecot.core.errors import EcotError, ToolMissingError
+from ecot.core.extract import extract_code, split_thinking
 from ecot.generators import GENERATORS
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
-from ecot.outcome import NO_CODE, PASS, Outcome, infra_error, no_code
-from ecot.suite import bundled_suite_path, load_suite
-from ecot.task import Task
-from ecot.trajectory import Turn
+from ecot.core.outcome import NO_CODE, PASS, Outcome, infra_error, no_code
+from ecot.tasks.suite import bundled_suite_path, load_suite
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
 
 MAX_TURNS = 5  # the first attempt plus K=4 corrections
 RTL = MUTATORS.get("rtl")
@@ -183,7 +183,7 @@ def test_another_process_writes_the_same_turn(tasks: list[Task]) -> None:
     script = (
         "import hashlib, sys\n"
         "from ecot.generators.repair import RepairGenerator\n"
-        "from ecot.suite import bundled_suite_path, load_suite\n"
+        "from ecot.tasks.suite import bundled_suite_path, load_suite\n"
         "task = next(t for t in load_suite(bundled_suite_path('rtl')) if t.id == sys.argv[1])\n"
         "print(hashlib.sha256(RepairGenerator(seed=3).answer(task, (), 1).raw.encode()).hexdigest())\n"
     )

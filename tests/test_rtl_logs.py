@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ecot.backends import rtl_logs as logs
+from ecot.domains.rtl import logs
 
 
 @pytest.mark.parametrize(

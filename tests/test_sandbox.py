@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ecot import sandbox
-from ecot.task import Limits
+from ecot.core.task import Limits
 
 FAST = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs=16)
 

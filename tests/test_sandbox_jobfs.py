@@ -13,9 +13,9 @@ from typing import Any, Callable
 import pytest
 
 from ecot import sandbox
-from ecot.sandbox_warm import warm_python
-from ecot.suite import bundled_suite_path
-from ecot.task import Limits
+from ecot.sandbox.warm import warm_python
+from ecot.tasks.suite import bundled_domains, bundled_suite_path
+from ecot.core.task import Limits
 
 LIMITS = Limits(wall_s=10, cpu_s=10, memory_mb=512, output_kb=256, file_mb=64, procs=16, disk_mb=32)
 
@@ -122,10 +122,10 @@ def test_a_warm_job_can_end_itself_with_a_signal() -> None:
 
 
 def test_no_bundled_suite_is_readable_from_a_warm_job() -> None:
-    suites = bundled_suite_path("cad").parent
-    code = f"import os\nprint(sorted(os.listdir({str(suites)!r})))\n"
+    suites = [str(bundled_suite_path(domain)) for domain in bundled_domains()]
+    code = f"import os\nprint(sorted(name for suite in {suites!r} for name in os.listdir(suite)))\n"
     result, _, _ = warm(code)
-    assert result.stdout.strip() == "[]", result.output
+    assert len(suites) == 6 and result.stdout.strip() == "[]", result.output
 
 
 def test_a_hostile_job_leaves_nothing_for_the_next_one() -> None:

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from ecot.cli.main import COMMANDS
-from ecot.errors import EcotError
-from ecot.serve import ReplayResponder, ServerProcess, start_server
+from ecot.core.errors import EcotError
+from ecot.serve.server import ReplayResponder, ServerProcess, start_server
 
 LINES = [
     {"task_id": "t1", "turn": 0, "content": "first", "reasoning_content": "why"},

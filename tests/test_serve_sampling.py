@@ -13,8 +13,8 @@ import openai
 import pytest
 
 from ecot.generators.openai_chat import OpenAIGenerator
-from ecot.serve import ChatRequest, Completion, ServeError, ServerProcess, start_server
-from ecot.task import Task
+from ecot.serve.server import ChatRequest, Completion, ServeError, ServerProcess, start_server
+from ecot.core.task import Task
 
 PY = Task(id="sum", domain="python", prompt="Write sum.")
 ANSWER = "Here it is, a function that adds two numbers and returns the result:\n```python\ndef add(a, b):\n    return a + b\n```\n"

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 from ecot.store import MIGRATIONS, Migration, StoreError, TrajectoryStore, apply_migrations
 from ecot.store import db as store_db
-from ecot.trajectory import Trajectory, Turn
+from ecot.core.trajectory import Trajectory, Turn
 
 PROMPT = [{"role": "system", "content": "You write Verilog."}, {"role": "user", "content": "Write an adder."}]
 PROVENANCE = {"generator": "replay", "model": "none", "backend": "rtl"}

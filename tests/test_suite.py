@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ecot.errors import TaskFormatError
-from ecot.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
-from ecot.task import Task
+from ecot.core.errors import TaskFormatError
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
+from ecot.core.task import Task
 
 
 def make_task(folder: Path, toml: str, files: dict[str, str] | None = None) -> Path:

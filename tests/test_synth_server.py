@@ -9,9 +9,9 @@ from pathlib import Path
 import datasets
 
 from ecot.cli.main import main
-from ecot.replay_suite import write_replay
-from ecot.serve import ServerProcess
-from ecot.suite import bundled_suite_path, load_suite
+from ecot.tasks.replay import write_replay
+from ecot.serve.server import ServerProcess
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 LIMIT = 4
 

@@ -119,7 +119,7 @@ def test_loss_is_on_the_completion_only(tiny_model: Path, corpus: Path, tmp_path
 
 
 def test_over_long_rows_are_left_out_and_listed(tiny_model: Path, corpus: Path) -> None:
-    from ecot.errors import EcotError
+    from ecot.core.errors import EcotError
     from ecot.export.sample import Sample
     from ecot.export.tokens import TokenCounter
     from ecot.train.data import load_corpus

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 
 from ecot.cli import stats as stats_cli
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators.openai_chat import split_usage
 from ecot.icwm.dataset import load_dataset
-from ecot.observation import render
-from ecot.outcome import TRUNCATED, Outcome, truncated
-from ecot.run_control import Budget, BudgetExhausted, RunControl
+from ecot.run.observation import render
+from ecot.core.outcome import TRUNCATED, Outcome, truncated
+from ecot.run.control import Budget, BudgetExhausted, RunControl
 from ecot.store import MIGRATIONS, TrajectoryStore, apply_migrations
-from ecot.task import Task
-from ecot.trajectory import Turn
-from ecot.usage import Price, load_prices, run_models, usage_totals
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
+from ecot.run.usage import Price, load_prices, run_models, usage_totals
 
 RTL = Task(id="rtl/adder", domain="rtl", prompt="Write an adder.", reference="module adder; endmodule\n")
 PROMPT = [{"role": "user", "content": "Write an adder."}]

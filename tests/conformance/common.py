@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import pytest
 
 from ecot import sandbox
-from ecot.backends import get_backend
-from ecot.backends.base import Backend
-from ecot.errors import ToolMissingError
-from ecot.outcome import Outcome
-from ecot.suite import bundled_domains, bundled_suite_path, load_suite
-from ecot.task import Task
+from ecot.domains import get_backend
+from ecot.domains.base import Backend
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import Outcome
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
+from ecot.core.task import Task
 
 Mutation = Callable[[str], str]
 

@@ -9,10 +9,12 @@ import struct
 
 import pytest
 
-from ecot.backends import asm_elf, asm_logs, asm_seccomp
-from ecot.backends.asm import FORBIDDEN_CODE, AsmBackend
-from ecot.backends.asm_prep import AsmSpec
-from ecot.outcome import PASS
+from ecot.domains.asm import elf as asm_elf
+from ecot.domains.asm import logs as asm_logs
+from ecot.domains.asm import seccomp as asm_seccomp
+from ecot.domains.asm.backend import FORBIDDEN_CODE, AsmBackend
+from ecot.domains.asm.prep import AsmSpec
+from ecot.core.outcome import PASS
 
 from .common import bundled_task, describe, evaluate, skip_unless_tools, with_changes
 from .hostile import asmattacks
@@ -56,7 +58,7 @@ def test_filter_kills_another_system_call_abi() -> None:
 
 
 def test_the_harness_header_carries_the_filter_and_the_entry_point() -> None:
-    from ecot.backends.asm_driver import HARNESS_H
+    from ecot.domains.asm.driver import HARNESS_H
 
     rows = [line.strip().rstrip(",") for line in HARNESS_H.splitlines() if line.strip().startswith("{0x")]
     assert rows == [f"{{0x{c:02x}, {jt}, {jf}, 0x{k:08x}u}}" for c, jt, jf, k in asm_seccomp.assemble()]

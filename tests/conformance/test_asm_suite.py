@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 
-from ecot.backends.asm_prep import AsmSpec
-from ecot.backends.asm_suite import prompt_is_current
-from ecot.outcome import PASS
-from ecot.task import Task
+from ecot.domains.asm.prep import AsmSpec
+from ecot.domains.asm.suite_builder import prompt_is_current
+from ecot.core.outcome import PASS
+from ecot.core.task import Task
 
 from .common import bundled_tasks, describe, evaluate, skip_unless_tools, with_changes
 
@@ -38,7 +38,7 @@ def test_task_bundle_and_prompt_are_consistent(task: Task) -> None:
     for name in ("func.c", "driver.c", "tests.txt", "baseline.s"):
         assert name in task.files, f"{task.id} lacks {name}"
     assert prompt_is_current(task.prompt, spec.function, task.files["func.c"], task.files["baseline.s"]), (
-        f"{task.id}: the prompt does not show the current func.c/baseline.s; run python -m ecot.backends.asm_suite"
+        f"{task.id}: the prompt does not show the current func.c/baseline.s; run python -m ecot.domains.asm.suite_builder"
     )
     assert f".globl\t{spec.function}" in task.files["baseline.s"]
     assert task.reference and spec.function in task.reference

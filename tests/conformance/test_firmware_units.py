@@ -7,21 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from ecot.backends import firmware_regs as regs
-from ecot.backends.firmware_build import (
+from ecot.domains.firmware import regs
+from ecot.domains.firmware.build import (
     Settings,
     compile_diagnostic,
     link_diagnostic,
     memory_usage,
 )
-from ecot.backends.firmware_expect import (
+from ecot.domains.firmware.expect import (
     Expectations,
     check_registers,
     compare_lines,
     compare_serial,
     parse_expectations,
 )
-from ecot.backends.firmware_report import (
+from ecot.domains.firmware.report import (
     classify_fault,
     gate_note,
     parse_report,
@@ -29,8 +29,8 @@ from ecot.backends.firmware_report import (
     region,
     tag_text,
 )
-from ecot.backends.firmware_trace import parse_trace, replay, tail_summary
-from ecot.task import Task
+from ecot.domains.firmware.trace import parse_trace, replay, tail_summary
+from ecot.core.task import Task
 
 TRACE = """RCC: unimplemented device read  (size 4, offset 0x030)
 GPIOA: unimplemented device write (size 4, offset 0x000, value 0xa8000400)
@@ -186,7 +186,7 @@ def test_unknown_options_are_errors() -> None:
 
 
 def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
-    from ecot.suite import bundled_suite_path, load_suite
+    from ecot.tasks.suite import bundled_suite_path, load_suite
 
     tasks = load_suite(bundled_suite_path("firmware"))
     assert len(tasks) >= 30
@@ -201,8 +201,8 @@ def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
 
 def test_a_report_cut_short_is_not_a_pass() -> None:
     """The end marker counts the results the runtime wrote; fewer reaching the judge fail the run."""
-    from ecot.backends.firmware_judge import OUTPUT_MISMATCH, judge
-    from ecot.backends.firmware_run import Artifacts
+    from ecot.domains.firmware.judge import OUTPUT_MISMATCH, judge
+    from ecot.domains.firmware.run import Artifacts
     from ecot.sandbox import ExecResult
 
     expect = parse_expectations('results = ["crc=0x00000001"]\n', "expect.toml")
@@ -215,7 +215,7 @@ def test_a_report_cut_short_is_not_a_pass() -> None:
 
 
 def test_the_judge_reads_what_qemu_wrote_without_following_links(tmp_path: Path) -> None:
-    from ecot.backends.firmware_run import RunFolder, collect, prepare
+    from ecot.domains.firmware.run import RunFolder, collect, prepare
 
     folder = RunFolder.new()
     prepare(tmp_path, folder)

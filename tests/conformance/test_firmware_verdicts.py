@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ecot.backends.firmware_judge import OUTPUT_MISMATCH
-from ecot.backends.firmware_report import HARD_FAULT
+from ecot.domains.firmware.judge import OUTPUT_MISMATCH
+from ecot.domains.firmware.report import HARD_FAULT
 
 from .common import bundled_task, describe, evaluate
 from .hostile.firmware import EXITS, crc

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from ecot import sandbox
-from ecot.backends.python_spec import PySpec, load_cases
-from ecot.backends.python_verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
-from ecot.outcome import PASS, TIMEOUT
+from ecot.sandbox import runner
+from ecot.domains.python.spec import PySpec, load_cases
+from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
+from ecot.core.outcome import PASS, TIMEOUT
 
 from .common import bundled_task, describe, evaluate, skip_unless_isolated
 
@@ -31,7 +32,7 @@ def test_expected_outputs_never_enter_the_sandbox(monkeypatch: pytest.MonkeyPatc
     task = bundled_task("python/roman_to_int")
     expected = {json.dumps(t["output"]) for t in json.loads(task.files["tests.json"])}
     seen: list[str] = []
-    real = sandbox.run_steps
+    real = runner.run_steps
 
     def spy(steps: Any, cwd: Path, *args: Any, **kwargs: Any) -> Any:
         blobs = {p.name: p.read_text(errors="replace") for p in Path(cwd).rglob("*") if p.is_file()}
@@ -39,7 +40,7 @@ def test_expected_outputs_never_enter_the_sandbox(monkeypatch: pytest.MonkeyPatc
             seen.append("\n".join(text for name, text in blobs.items() if name.endswith(".json")))
         return real(steps, cwd, *args, **kwargs)
 
-    monkeypatch.setattr(sandbox, "run_steps", spy)
+    monkeypatch.setattr(runner, "run_steps", spy)  # sandbox.run calls it too
     candidate = (task.reference or "") + "\n# MARKER_CANDIDATE\n"
     assert evaluate(task, candidate).label == PASS
     assert seen, "the spy saw no candidate run"

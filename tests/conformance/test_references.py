@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ecot.outcome import PASS
-from ecot.suite import bundled_domains
-from ecot.task import Task
+from ecot.core.outcome import PASS
+from ecot.tasks.suite import bundled_domains
+from ecot.core.task import Task
 
 from .common import all_bundled_params, bundled_tasks, describe, evaluate
 

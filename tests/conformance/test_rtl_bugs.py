@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from ecot.backends.rtl import (
+from ecot.domains.rtl.backend import (
     ELABORATION_ERROR,
     LINT_ERROR,
     SIMULATION_MISMATCH,
     SYNTAX_ERROR,
     SYNTHESIS_ERROR,
 )
-from ecot.outcome import PASS, TIMEOUT
+from ecot.core.outcome import PASS, TIMEOUT
 
 from .common import (
     BugCase,

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from ecot.task import Task
+from ecot.core.task import Task
 
 from .common import bundled_tasks
 

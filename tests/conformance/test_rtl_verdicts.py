@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ecot.backends.rtl import ELABORATION_ERROR, SIMULATION_MISMATCH
+from ecot.domains.rtl.backend import ELABORATION_ERROR, SIMULATION_MISMATCH
 from ecot.importers import import_tasks
-from ecot.outcome import PASS
-from ecot.task import Task
+from ecot.core.outcome import PASS
+from ecot.core.task import Task
 
 from .common import bundled_task, describe, evaluate, skip_unless_isolated
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.backends import get_backend
+    from ecot.domains import get_backend
     from ecot.cli.common import find_task, outcome_json, print_outcome
 
     task = find_task(args.task, args.task_id)

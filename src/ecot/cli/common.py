@@ -10,10 +10,10 @@ from typing import Iterable, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from ecot.errors import EcotError
-from ecot.outcome import Outcome
-from ecot.suite import bundled_domains, bundled_suite_path, load_suite
-from ecot.task import Task
+from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
+from ecot.core.task import Task
 
 console = Console()
 
@@ -62,7 +62,7 @@ def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]
 
 def _check_backends(tasks: Sequence[Task]) -> None:
     """Name the tasks whose domain no backend serves, before any of them runs (a typo in task.toml)."""
-    from ecot.backends import BACKENDS
+    from ecot.domains import BACKENDS
 
     known = BACKENDS.names()
     stray: dict[str, list[str]] = {}

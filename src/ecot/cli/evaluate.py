@@ -33,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from ecot.cli.common import check_file, console, label_counts, load_tasks, outcome_table
-    from ecot.errors import EcotError
-    from ecot.executor import make_executor
-    from ecot.outcome import no_code
+    from ecot.core.errors import EcotError
+    from ecot.executors.local import make_executor
+    from ecot.core.outcome import no_code
 
     check_file(args.json, "--json")
     if args.candidates is not None and not args.candidates.is_dir():  # else every task is silently No_Code

@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace) -> ExportOptions:
-    from ecot.errors import EcotError
+    from ecot.core.errors import EcotError
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     unknown = sorted(set(formats) - set(FORMATS))
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from ecot.cli.common import check_folder
-    from ecot.errors import EcotError
+    from ecot.core.errors import EcotError
     from ecot.store import require_store
 
     options = options_from(args)
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         raise EcotError(f"--fold-concurrency must be >= 1, got {args.fold_concurrency}")
     check_folder(args.out, "--out")
     if args.domain is not None:  # a typo would replace the corpus with empty files
-        from ecot.backends import BACKENDS
+        from ecot.domains import BACKENDS
 
         if args.domain not in BACKENDS.names():
             raise EcotError(f"--domain {args.domain!r} is not a domain (known: {', '.join(BACKENDS.names())})")

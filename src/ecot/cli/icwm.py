@@ -18,7 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,10 +16,10 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
-    from ecot.task import Task
+    from ecot.core.task import Task
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ecot.importers import PROBLEM_TAGS, import_tasks
-    from ecot.suite import write_jsonl
+    from ecot.tasks.suite import write_jsonl
 
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_folders(tasks: list[Task], out: Path) -> None:
-    from ecot.suite import write_task_dir
+    from ecot.tasks.suite import write_task_dir
 
     for task in tasks:
         if ".." in Path(task.id).parts:
@@ -91,8 +91,8 @@ def _clear_target(out: Path, force: bool) -> None:
 
 
 def _is_jsonl_suite(path: Path) -> bool:
-    from ecot.errors import TaskFormatError
-    from ecot.suite import load_suite
+    from ecot.core.errors import TaskFormatError
+    from ecot.tasks.suite import load_suite
 
     try:
         return bool(load_suite(path))
@@ -102,7 +102,7 @@ def _is_jsonl_suite(path: Path) -> bool:
 
 def _non_suite_file(folder: Path) -> Path | None:
     """A file under `folder` outside every task folder (so --force never deletes unrelated data)."""
-    from ecot.suite import TASK_FILE
+    from ecot.tasks.suite import TASK_FILE
 
     task_dirs = {path.parent for path in folder.rglob(TASK_FILE)}
     for path in folder.rglob("*"):

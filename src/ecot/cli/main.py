@@ -9,7 +9,7 @@ import sqlite3
 import sys
 
 from ecot import __version__
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 # name -> (module, one-line help). Modules import heavy dependencies inside run() only.
 COMMANDS: dict[str, tuple[str, str]] = {

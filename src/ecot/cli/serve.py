@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -43,7 +43,7 @@ def _stop_on_sigterm(_signum: int, _frame: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.serve import HFResponder, create_server, make_responder
+    from ecot.serve.server import HFResponder, create_server, make_responder
 
     if args.latency_ms < 0:
         raise EcotError(f"--latency-ms must be >= 0, got {args.latency_ms}")

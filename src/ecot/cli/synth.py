@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,9 @@ def read_text(path: Path, flag: str) -> str:
 
 def runnable_tasks(args: argparse.Namespace) -> list[Any]:
     """The selected tasks whose toolchains are installed; a domain with a missing tool is skipped loudly."""
-    from ecot.backends import BACKENDS
+    from ecot.domains import BACKENDS
     from ecot.cli.common import console, load_tasks
-    from ecot.errors import ToolMissingError
+    from ecot.core.errors import ToolMissingError
 
     tasks = load_tasks(args.suites, args.domain)
     usable: list[Any] = []
@@ -111,11 +111,11 @@ def check_arguments(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from ecot.cli.common import console
     from ecot.cli.synth_report import exit_status, print_report
-    from ecot.executor import make_executor
+    from ecot.executors.local import make_executor
     from ecot.generators import GENERATORS
-    from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
-    from ecot.progress import LiveCounters, ProgressReporter
-    from ecot.run_identity import run_config
+    from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
+    from ecot.run.progress import LiveCounters, ProgressReporter
+    from ecot.run.identity import run_config
     from ecot.store import TrajectoryStore
 
     check_arguments(args)
@@ -151,8 +151,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _budget(args: argparse.Namespace, generator: Any) -> tuple[Any, Any]:
     """(Budget, PriceTable or None) from --budget-tokens/--budget-usd/--prices; checked before any work."""
-    from ecot.run_control import Budget
-    from ecot.usage import load_prices
+    from ecot.run.control import Budget
+    from ecot.run.usage import load_prices
 
     prices = load_prices(args.prices) if args.prices else None
     model = generator.provenance().get("model")
@@ -164,8 +164,8 @@ def _budget(args: argparse.Namespace, generator: Any) -> tuple[Any, Any]:
 
 def _control(store: Any, run_id: int, budget: Any) -> Any:
     """The run's stop switch, charged with what earlier invocations of the run already spent."""
-    from ecot.run_control import RunControl
-    from ecot.usage import usage_totals
+    from ecot.run.control import RunControl
+    from ecot.run.usage import usage_totals
 
     spent = usage_totals(store.usage_rows(run_id), {}).all
     return RunControl(budget, spent.to_dict())

@@ -10,7 +10,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BUDGET = 0, 1, 3
 
 def print_report(store: Any, run_id: int, summary: Any, prices: Any) -> None:
     from ecot.cli.common import console
-    from ecot.usage import render_usage, run_models, usage_totals
+    from ecot.run.usage import render_usage, run_models, usage_totals
 
     console.print(summary_table(store, run_id, summary))
     totals = usage_totals(store.usage_rows(run_id), run_models(store.runs()), prices)

@@ -79,7 +79,7 @@ def _front_matter(stats: CardStats, files: dict[str, str]) -> str:
 
 
 def _body(stats: CardStats) -> list[str]:
-    from ecot.stats import quantile  # ecot.stats imports the export package: import it late
+    from ecot.export.stats import quantile  # ecot.export.stats imports the export package: import it late
 
     total = sum(stats.samples.values())
     out = [f"# ecot export ({stats.kind})", "", f"{total} {KIND_TEXT[stats.kind]}.", "",

@@ -12,9 +12,9 @@ import difflib
 import re
 from typing import Any
 
-from ecot.errors import EcotError
-from ecot.outcome import INFRA_ERROR, NOT_RUN, TRUNCATED, Outcome, shown_metrics
-from ecot.trajectory import REAL, Message, Trajectory, Turn
+from ecot.core.errors import EcotError
+from ecot.core.outcome import INFRA_ERROR, NOT_RUN, TRUNCATED, Outcome, shown_metrics
+from ecot.core.trajectory import REAL, Message, Trajectory, Turn
 
 LANGUAGE = {"rtl": "verilog", "python": "python", "gpu": "python", "cad": "python", "firmware": "c", "asm": "asm"}
 REASONING_CHARS = 2000  # per turn; long model thoughts are cut at a sentence end
@@ -73,8 +73,8 @@ def _joined(messages: list[Message], role: str) -> str:
 
 
 def domain_instructions(domain: str) -> str:
-    from ecot import router
-    from ecot.task import Task
+    from ecot.run import router
+    from ecot.core.task import Task
 
     try:
         return router.route(Task(id=f"{domain}/_", domain=domain, prompt="")).system

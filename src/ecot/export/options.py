@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.export.sample import KINDS, LAYOUTS
 
 FORMATS = ("jsonl", "parquet", "raw")

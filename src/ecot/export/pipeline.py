@@ -26,7 +26,7 @@ from ecot.export.traces import trace_samples
 from ecot.export.staging import CARD, Staging
 from ecot.export.writers import RAW_JSONL, JsonlWriter, ParquetWriter, RowWriter, raw_row
 from ecot.store import TrajectoryStore
-from ecot.trajectory import Trajectory
+from ecot.core.trajectory import Trajectory
 
 __all__ = ["FORMATS", "ExportOptions", "ExportReport", "export_run", "export_store"]
 CHUNK = 64  # trajectories folded (and rewritten concurrently) per step

@@ -15,8 +15,8 @@ from typing import Any
 
 from ecot.export.fold import chat_prompt, fence, foldable, language, provenance_of
 from ecot.export.sample import Sample
-from ecot.outcome import INFRA_ERROR, NO_CODE
-from ecot.trajectory import REAL, Trajectory
+from ecot.core.outcome import INFRA_ERROR, NO_CODE
+from ecot.core.trajectory import REAL, Trajectory
 
 
 def preference_pairs(traj: Trajectory) -> list[Sample]:

@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ecot.extract import split_thinking
+from ecot.core.extract import split_thinking
 from ecot.generators.base import Generator
-from ecot.task import Task
-from ecot.trajectory import Message, Trajectory
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Trajectory
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from ecot.export.fold import foldable
 from ecot.store import TrajectoryStore
-from ecot.trajectory import Trajectory
+from ecot.core.trajectory import Trajectory
 
 Key = tuple[str, int]
 

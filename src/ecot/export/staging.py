@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.store.writer import holder_pid
 
 CARD = "README.md"

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.export.sample import Chat, Sample
 
 

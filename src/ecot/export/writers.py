@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, BinaryIO, Protocol
 
-from ecot.trajectory import Trajectory
+from ecot.core.trajectory import Trajectory
 
 RAW_JSONL = "raw.jsonl"
 PARQUET_BATCH = 512

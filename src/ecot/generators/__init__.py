@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ecot.generators.base import Generation, Generator
-from ecot.registry import Registry
+from ecot.core.registry import Registry
 
 GENERATORS: Registry[type[Generator]] = Registry(
     "generators",

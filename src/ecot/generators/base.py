@@ -7,8 +7,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ecot.task import Task
-from ecot.trajectory import Message, Turn
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 
 LENGTH = "length"  # the finish_reason of an answer cut off by the length limit
 

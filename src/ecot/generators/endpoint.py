@@ -13,7 +13,7 @@ import logging
 import time
 import openai
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 log = logging.getLogger(__name__)
 

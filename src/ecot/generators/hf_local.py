@@ -22,11 +22,11 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators.base import Generation, Generator
 from ecot.generators.options import Options, build_generation, content_text
-from ecot.task import Task
-from ecot.trajectory import Message, Turn
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 
 log = logging.getLogger(__name__)
 

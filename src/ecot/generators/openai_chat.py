@@ -19,12 +19,12 @@ from typing import Any, Mapping, Sequence
 
 import openai
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators.base import LENGTH, Generation, Generator
 from ecot.generators.endpoint import CircuitBreaker, listed, preflight
 from ecot.generators.options import Options, build_generation, turn_number
-from ecot.task import Task
-from ecot.trajectory import Message, Turn
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ import json
 import os
 from typing import Any, Mapping, Sequence
 
-from ecot.errors import EcotError
-from ecot.extract import extract_code, split_thinking
+from ecot.core.errors import EcotError
+from ecot.core.extract import extract_code, split_thinking
 from ecot.generators.base import Generation
-from ecot.trajectory import Message
+from ecot.core.trajectory import Message
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}

@@ -12,9 +12,9 @@ from random import Random
 from typing import Any, Sequence
 
 from ecot.mutators import Applied, MutationSet
-from ecot.outcome import NO_CODE, Outcome
-from ecot.task import Task
-from ecot.trajectory import Turn
+from ecot.core.outcome import NO_CODE, Outcome
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
 
 ANSWERS: dict[str, tuple[str, ...]] = {
     "initial": ("Here is my implementation:", "Here is the {artifact}:"),

@@ -21,11 +21,11 @@ from typing import Any, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators.base import Generation, Generator
 from ecot.generators.options import Options, build_generation, content_text, turn_number
-from ecot.task import Task
-from ecot.trajectory import Message, Turn
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 
 ANY_TASK = "*"
 

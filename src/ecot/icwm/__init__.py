@@ -10,9 +10,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.icwm.base import ModelCard, Prediction, WorldModel, read_card
-from ecot.registry import Registry
+from ecot.core.registry import Registry
 
 WORLD_MODELS: Registry[type[WorldModel]] = Registry(
     "world_models",

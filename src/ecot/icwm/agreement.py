@@ -20,9 +20,9 @@ from ecot.generators import GENERATORS
 from ecot.generators.base import Generator
 from ecot.icwm.base import WorldModel
 from ecot.icwm.environment import WorldModelEnvironment
-from ecot.loop import Environment, LoopSettings, SynthesisLoop
-from ecot.task import Task
-from ecot.trajectory import REAL, Message, Trajectory, Turn
+from ecot.run.loop import Environment, LoopSettings, SynthesisLoop
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL, Message, Trajectory, Turn
 
 # generators whose answers depend only on task, sample, options and outcomes -> their option keys
 REPLAYABLE: dict[str, tuple[str, ...]] = {"repair": ("seed", "max_bugs", "wrong_fix_rate", "no_code_rate")}

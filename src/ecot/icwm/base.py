@@ -19,11 +19,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence, TypeVar
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.icwm.dataset import Example
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 from ecot.store.version import code_version, ecot_version
-from ecot.task import Task
+from ecot.core.task import Task
 
 V = TypeVar("V")
 

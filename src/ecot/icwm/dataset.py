@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from ecot.errors import EcotError
-from ecot.outcome import INFRA_ERROR, NO_CODE, TRUNCATED, Outcome
+from ecot.core.errors import EcotError
+from ecot.core.outcome import INFRA_ERROR, NO_CODE, TRUNCATED, Outcome
 from ecot.store import TrajectoryStore, require_store
-from ecot.suite import bundled_domains, bundled_suite_path, load_suite
-from ecot.task import Task
-from ecot.trajectory import REAL
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL
 
 UNTRAINABLE = (NO_CODE, TRUNCATED, INFRA_ERROR)
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from ecot.icwm.base import remember
 from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
-from ecot.outcome import BULKY_METRICS, Metric
-from ecot.task import Task
+from ecot.core.outcome import BULKY_METRICS, Metric
+from ecot.core.task import Task
 
 LOG_HEAD = 12  # log lines kept with an exemplar
 CACHE = 8192  # remembered searches (the same kind of change recurs across samples)

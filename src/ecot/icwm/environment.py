@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ecot.icwm.base import Prediction, WorldModel
-from ecot.outcome import Outcome
-from ecot.task import Task
-from ecot.trajectory import REAL, Trajectory, Turn
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL, Trajectory, Turn
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.icwm.base import ModelCard, Prediction, WorldModel, remember
 from ecot.icwm.dataset import Example
 from ecot.icwm.diagnose import (
@@ -47,8 +47,8 @@ from ecot.icwm.features import (
     hunk_features,
     prefixed,
 )
-from ecot.outcome import Outcome
-from ecot.task import Task
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 
 WEIGHTS = "weights.npz"
 STATE = "state.json"

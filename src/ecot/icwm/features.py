@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ecot.icwm.templates import strip_comments, template
-from ecot.task import Task
+from ecot.core.task import Task
 
 TOKEN = re.compile(
     r"[A-Za-z_][A-Za-z0-9_$]*|\d+'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+"

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.generators.hf_local import (
     EMBEDDED,
     ModelSource,
@@ -33,8 +33,8 @@ from ecot.generators.hf_local import (
 from ecot.icwm.base import ModelCard, Prediction, WorldModel
 from ecot.icwm.dataset import Example
 from ecot.icwm.templates import parse_observation, render_observation, render_prompt
-from ecot.outcome import Outcome
-from ecot.task import Task
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from statistics import mean, median
 from typing import Any, Iterable
 
 from ecot.icwm.templates import TIME_SUFFIXES
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from collections import defaultdict
 from statistics import median
 from typing import Any, Mapping, Sequence
 
-from ecot.errors import ToolMissingError
+from ecot.core.errors import ToolMissingError
 from ecot.icwm.base import WorldModel
 from ecot.icwm.dataset import Example
-from ecot.task import Task
+from ecot.core.task import Task
 
 
 def sample_turns(examples: Sequence[Example], per_domain: int, seed: int = 0) -> list[Example]:
@@ -46,7 +46,7 @@ def first_occurrences(turns: Sequence[Example]) -> list[int]:
 
 def _real_times(turns: Sequence[Example], tasks: Mapping[str, Task]) -> tuple[list[float], str | None]:
     """Real backend seconds per turn, one at a time (after one untimed warm-up run)."""
-    from ecot.backends import get_backend
+    from ecot.domains import get_backend
 
     times: list[float] = []
     try:

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ecot.backends.firmware_regs import IRQ_NAMES, handler_name
+from ecot.domains.firmware.regs import IRQ_NAMES, handler_name
 from ecot.mutators.base import Source, split_top_level
-from ecot.mutators.gpu_ops import PY_MASK
-from ecot.outcome import Metric, Outcome
-from ecot.task import Task
+from ecot.domains.gpu.mutators.ops import PY_MASK
+from ecot.core.outcome import Metric, Outcome
+from ecot.core.task import Task
 
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 HASH_COMMENTS = re.compile(r"#[^\n]*")

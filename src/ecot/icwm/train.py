@@ -13,7 +13,7 @@ import inspect
 from collections import Counter
 from typing import Any, Mapping
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.icwm import WORLD_MODELS, load_model
 from ecot.icwm.base import WorldModel
 from ecot.icwm.dataset import (

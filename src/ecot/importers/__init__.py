@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from ecot.errors import TaskFormatError
-from ecot.registry import Registry
-from ecot.suite import check_unique_ids
-from ecot.task import Task
+from ecot.core.errors import TaskFormatError
+from ecot.core.registry import Registry
+from ecot.tasks.suite import check_unique_ids
+from ecot.core.task import Task
 
 Importer = Callable[[Path], list[Task]]
 

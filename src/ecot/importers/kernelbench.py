@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ecot.errors import TaskFormatError
+from ecot.core.errors import TaskFormatError
 from ecot.importers import read_text
-from ecot.suite import parse_task
-from ecot.task import Task
+from ecot.tasks.suite import parse_task
+from ecot.core.task import Task
 
 LEVEL_DIR = re.compile(r"^level(\d+)$")
 KERNELBENCH_TOLERANCE = 1e-2

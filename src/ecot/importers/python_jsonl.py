@@ -23,10 +23,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import TaskFormatError
+from ecot.core.errors import TaskFormatError
 from ecot.importers import TAG_NO_REFERENCE
-from ecot.suite import parse_task, read_jsonl
-from ecot.task import Task
+from ecot.tasks.suite import parse_task, read_jsonl
+from ecot.core.task import Task
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 

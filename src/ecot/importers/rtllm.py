@@ -19,10 +19,10 @@ import logging
 import re
 from pathlib import Path
 
-from ecot.errors import TaskFormatError
+from ecot.core.errors import TaskFormatError
 from ecot.importers import TAG_MISSING_DATA, TAG_NO_REFERENCE, read_text, rename_module, strip_comments
-from ecot.suite import parse_task
-from ecot.task import Task
+from ecot.tasks.suite import parse_task
+from ecot.core.task import Task
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ecot.errors import TaskFormatError
+from ecot.core.errors import TaskFormatError
 from ecot.importers import read_text, rename_module, strip_comments
-from ecot.suite import parse_task
-from ecot.task import Task
+from ecot.tasks.suite import parse_task
+from ecot.core.task import Task
 
 REF_MODULE = "RefModule"
 TOP_MODULE = "TopModule"

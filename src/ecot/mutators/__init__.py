@@ -8,17 +8,17 @@ group `ecot.mutators`.
 from __future__ import annotations
 
 from ecot.mutators.base import CATEGORIES, Applied, Category, LabelEvidence, Mutation, MutationSet, Site, Source, compose
-from ecot.registry import Registry
+from ecot.core.registry import Registry
 
 MUTATORS: Registry[MutationSet] = Registry(
     "mutators",
     {
-        "rtl": "ecot.mutators.rtl:RTL_MUTATIONS",
-        "gpu": "ecot.mutators.gpu:GPU_MUTATIONS",
-        "asm": "ecot.mutators.asm:ASM_MUTATIONS",
-        "python": "ecot.mutators.python:PYTHON_MUTATIONS",
-        "cad": "ecot.mutators.cad:CAD_MUTATIONS",
-        "firmware": "ecot.mutators.firmware:FIRMWARE_MUTATIONS",
+        "rtl": "ecot.domains.rtl.mutators:RTL_MUTATIONS",
+        "gpu": "ecot.domains.gpu.mutators:GPU_MUTATIONS",
+        "asm": "ecot.domains.asm.mutators:ASM_MUTATIONS",
+        "python": "ecot.domains.python.mutators:PYTHON_MUTATIONS",
+        "cad": "ecot.domains.cad.mutators:CAD_MUTATIONS",
+        "firmware": "ecot.domains.firmware.mutators:FIRMWARE_MUTATIONS",
     },
 )
 

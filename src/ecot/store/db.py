@@ -17,14 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 from ecot.store.errors import StoreError
 from ecot.store.health import check_pages
 from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
 from ecot.store.rows import TRAJ_SELECT, TURN_COLUMNS, USAGE_SUMS, turn_from_row
 from ecot.store.version import code_version, ecot_version
 from ecot.store.writer import WriterLock
-from ecot.trajectory import Message, Trajectory, Turn
+from ecot.core.trajectory import Message, Trajectory, Turn
 
 STATUSES = ("passed", "failed", "error")
 SYNCHRONOUS = ("NORMAL", "FULL")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 
 class StoreError(EcotError):

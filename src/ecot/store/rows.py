@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ecot.outcome import TRUNCATED, Outcome
-from ecot.trajectory import Turn
+from ecot.core.outcome import TRUNCATED, Outcome
+from ecot.core.trajectory import Turn
 
 TURN_COLUMNS = (
     "idx, reasoning, code, raw, label, diagnostic, log, metrics, tool_versions, wall_s, "

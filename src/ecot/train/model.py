@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 
 
 def base_folder(model: str, cache_dir: Path | None = None) -> Path:

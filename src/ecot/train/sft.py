@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ecot.errors import EcotError
+from ecot.core.errors import EcotError
 from ecot.train.data import Corpus, load_corpus, split_files
 from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
 from ecot.train.plot import losses, plot_losses

@@ -18,9 +18,10 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from ecot import sandbox
-from ecot.backends.asm import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
-from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
-from ecot.suite import bundled_suite_path
+from ecot.sandbox import runner
+from ecot.domains.asm.backend import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.tasks.suite import bundled_suite_path
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
 from . import asmattacks as a
@@ -33,7 +34,7 @@ HANG_WALL_S = 3.0
 OUTSIDE_FILES = (Path("/etc/ecot_asm_pwned"), Path("/root/ecot_asm_pwned"), Path.home() / "ecot_asm_pwned")
 HOST_KEYS = ("SSH_AUTH_SOCK", "USER", "LOGNAME", "MAIL", "PWD", "SHELL", "OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY")
 SLEEPER = unique_marker("ecotasmsleep")
-FORBIDDEN_CODE = "Forbidden_Code"  # ecot.backends.asm.FORBIDDEN_CODE (spelled out: the suite also runs on older code)
+FORBIDDEN_CODE = "Forbidden_Code"  # ecot.domains.asm.backend.FORBIDDEN_CODE (spelled out: the suite also runs on older code)
 
 
 def forbidden(*words: str) -> Callable[[Outcome], bool]:
@@ -94,7 +95,7 @@ def expected_outputs_stay_out() -> Iterator[None]:
     task = bundled_task(DJB2)
     expected = [str(_djb2(line)) for line in task.files["tests.txt"].splitlines() if len(line) > 4]
     seen: list[str] = []
-    real = sandbox.run_steps
+    real = runner.run_steps
 
     def spy(steps: Any, cwd: Path, *args: Any, **kwargs: Any) -> Any:
         if any(word in " ".join(step.argv) for step in steps for word in ("./prog", "./counted")):
@@ -102,11 +103,11 @@ def expected_outputs_stay_out() -> Iterator[None]:
             seen.extend(" ".join(step.argv) + (step.stdin or b"").decode("latin-1") for step in steps)
         return real(steps, cwd, *args, **kwargs)
 
-    sandbox.run_steps = spy  # type: ignore[assignment]
+    runner.run_steps = spy  # type: ignore[assignment]  # sandbox.run calls it too
     try:
         yield
     finally:
-        sandbox.run_steps = real  # type: ignore[assignment]
+        runner.run_steps = real  # type: ignore[assignment]
     assert seen, "the spy saw no run of the candidate's program"
     assert [value for value in expected if any(value in blob for blob in seen)] == []
 
@@ -143,7 +144,7 @@ STUB_IFUNC = a.stub_from_ifunc_resolver()
 VALGRINDRC = a.planted_valgrindrc()
 ENDLESS = a.endless_loop(SLEEPER)
 ENVIRONMENT = a.host_environment(HOST_KEYS)
-REFERENCE = a.read_files([str(SUITE / "popcount64" / "reference.s"), "../../src/ecot/suites/asm/popcount64/reference.s"])
+REFERENCE = a.read_files([str(SUITE / "popcount64" / "reference.s"), "../../src/ecot/domains/asm/suite/popcount64/reference.s"])
 SECRETS = a.read_files(["/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa", str(Path.home() / ".bash_history")])
 OUTSIDE = a.write_files([str(p) for p in OUTSIDE_FILES])
 HARMLESS = a.oracle("    if (syscall(SYS_getpid) > 0) escaped = 1;\n")

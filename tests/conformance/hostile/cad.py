@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from ecot.backends import get_backend
+from ecot.domains import get_backend
 
 from ..common import bundled_task, unique_marker
 from . import pycases

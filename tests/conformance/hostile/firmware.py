@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
-from ecot.backends.firmware import LINK_ERROR
-from ecot.backends.firmware_judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
-from ecot.backends.firmware_report import HARD_FAULT
-from ecot.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
-from ecot.suite import bundled_suite_path
+from ecot.domains.firmware.backend import LINK_ERROR
+from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
+from ecot.domains.firmware.report import HARD_FAULT
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, unique_marker
 from .framework import Attack, Case, DomainCases, NotApplicable, label_in, not_pass
@@ -163,7 +163,7 @@ GATED_UNDER_FAULTMASK = (
 SUITE = bundled_suite_path("firmware")
 JUDGE_FILES = ["expect.toml", "harness.c", "reference.c", "runtime.o", "harness.o", "firmware.elf", "trace", "semihost",
                "usart2", "../expect.toml", f"{SUITE}/crc32_ieee/expect.toml", f"{SUITE}/crc32_ieee/reference.c",
-               "/work/main/src/ecot/suites/firmware/crc32_ieee/expect.toml"]
+               "/work/main/src/ecot/domains/firmware/suite/crc32_ieee/expect.toml"]
 CMDLINE_LEAK = ('        { char cmd[64] = {0}; uint32_t b[2] = {(uint32_t)cmd, sizeof(cmd)};\n'
                 '          if (sh(0x15, b) == 0 && strstr(cmd, "run_")) escaped = 1; }\n')
 PLANTED = ["/tmp/ecot_persist_marker", "/dev/shm/ecot_persist_marker", "../ecot_persist_marker", "ecot_persist_marker"]

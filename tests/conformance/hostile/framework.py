@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, ContextManager, Iterator, Mapping, Sequence
 
-from ecot.outcome import PASS, Outcome
+from ecot.core.outcome import PASS, Outcome
 
 
 class Attack(str, Enum):

@@ -6,7 +6,7 @@ import contextlib
 import os
 from typing import Iterator
 
-from ecot.outcome import Outcome
+from ecot.core.outcome import Outcome
 
 from ..common import unique_marker
 from . import pycases

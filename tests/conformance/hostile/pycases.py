@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ecot.outcome import PASS, Outcome
+from ecot.core.outcome import PASS, Outcome
 
 from ..common import files_stay_absent, processes_matching, unique_marker
 from . import pyattacks

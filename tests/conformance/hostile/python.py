@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ecot.backends.python_verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
-from ecot.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
+from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
 from . import pyattacks

@@ -16,15 +16,15 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
-from ecot.backends.rtl import (
+from ecot.domains.rtl.backend import (
     ELABORATION_ERROR,
     LINT_ERROR,
     SIMULATION_MISMATCH,
     SYNTAX_ERROR,
     SYNTHESIS_ERROR,
 )
-from ecot.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
-from ecot.suite import bundled_suite_path
+from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, processes_matching, unique_marker
 from .framework import Attack, Case, DomainCases, NotApplicable, label_in, not_pass
@@ -139,7 +139,7 @@ WAVEFORM_SPY = """    integer fd, c;
     end
 """
 SUITE = bundled_suite_path("rtl")
-REFERENCES = [f"{SUITE}/mux4_bus/reference.sv", "/work/main/src/ecot/suites/rtl/mux4_bus/reference.sv",
+REFERENCES = [f"{SUITE}/mux4_bus/reference.sv", "/work/main/src/ecot/domains/rtl/suite/mux4_bus/reference.sv",
               "testbench.sv", "reference.sv", "task.toml", "../testbench.sv"]
 
 # -- structural checks that must not be dodged ------------------------------------------------------------

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from scripted_world_model import ScriptedWorldModel
 
-from ecot.backends import get_backend
+from ecot.domains import get_backend
 from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
-from ecot.outcome import PASS, Outcome
-from ecot.trajectory import REAL
+from ecot.core.outcome import PASS, Outcome
+from ecot.core.trajectory import REAL
 
 from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 from .framework import FOUND, Attack, Case, DomainCases, NotApplicable, cases_of

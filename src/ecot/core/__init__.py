@@ -1,0 +1,1 @@
+"""The contracts every layer shares: tasks, outcomes and labels, trajectories, errors, registries."""

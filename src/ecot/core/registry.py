@@ -1,0 +1,46 @@
+"""Name -> implementation registries for plug-in points (backends, generators, world models, importers).
+
+Built-ins are registered as lazy "module:attribute" strings, so nothing is imported until used;
+third-party packages add their own through the entry-point group named by the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from ecot.core.errors import UnknownNameError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    def __init__(self, kind: str, builtins: dict[str, str]) -> None:
+        self.kind = kind
+        self._targets = dict(builtins)
+        self._loaded: dict[str, T] = {}
+        self._plugins_read = False
+
+    def _read_plugins(self) -> None:
+        if not self._plugins_read:
+            self._plugins_read = True
+            for ep in entry_points(group=f"ecot.{self.kind}"):
+                self._targets.setdefault(ep.name, ep.value)
+
+    def names(self) -> list[str]:
+        self._read_plugins()
+        return sorted(self._targets)
+
+    def get(self, name: str) -> T:
+        if name in self._loaded:
+            return self._loaded[name]
+        self._read_plugins()
+        target = self._targets.get(name)
+        if target is None:
+            known = ", ".join(self.names()) or "none"
+            raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")
+        module_name, _, attribute = target.partition(":")
+        value = getattr(importlib.import_module(module_name), attribute)
+        self._loaded[name] = value
+        return value

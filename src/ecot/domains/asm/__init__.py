@@ -1,0 +1,1 @@
+"""The asm domain: its backend, helpers, mutators and bundled suite."""

@@ -1,0 +1,1 @@
+"""The cad domain: its backend, helpers, mutators and bundled suite."""

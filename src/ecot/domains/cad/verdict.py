@@ -1,0 +1,247 @@
+"""From job results to an Outcome: the CAD labels, per-task thresholds and engineer-facing diagnostics.
+
+Pure host-side logic (no OpenCascade): `script_outcome` reads the candidate job (syntax, runtime,
+kernel exceptions, crashes, limits), `judge` reads the check job's report (validity, single solid,
+bounding box, volume, exact IoU, optional voxel IoU and Chamfer limits).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, truncate_log
+from ecot.sandbox import ExecResult
+from ecot.core.task import Limits
+
+SYNTAX_ERROR = "Syntax_Error"
+RUNTIME_ERROR = "Runtime_Error"
+GEOMETRY_ERROR = "Geometry_Error"
+SHAPE_MISMATCH = "Shape_Mismatch"
+CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGFPE, signal.SIGILL}
+_FRAME = re.compile(r'File "candidate\.py", line (\d+)')
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Per-task acceptance limits, read from task.toml [options] (all optional)."""
+
+    single_solid: bool = True  # the part must be one connected solid
+    iou_min: float = 0.999  # exact IoU (boolean common / fuse) with the reference
+    volume_rtol: float = 0.001  # relative volume difference allowed
+    bbox_tol: float = 0.05  # mm, on each face of the axis-aligned bounding box
+    voxel_iou_min: float | None = None  # normalized voxel IoU (CAD-Coder style); a metric unless set
+    voxel_fallback_min: float = 0.98  # replaces iou_min when the exact booleans fail on the geometry
+    chamfer_max: float | None = None  # mm, symmetric mean surface distance; a metric unless set
+    self_check: bool = True  # BOPAlgo self-intersection analysis (slower on large parts)
+    voxels: int = 32
+    samples: int = 1000
+    fuzzy: float = 1e-5  # mm, boolean fuzzy value for faces that coincide up to round-off
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], where: str) -> Thresholds:
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name not in options:
+                continue
+            value = options[f.name]
+            if f.name in ("single_solid", "self_check"):
+                if not isinstance(value, bool):
+                    raise ValueError(f"{where}: option {f.name} must be true or false, got {value!r}")
+            elif f.name in ("voxels", "samples"):
+                if not isinstance(value, int) or not 8 <= value <= 20000:
+                    raise ValueError(f"{where}: option {f.name} must be an integer in 8..20000, got {value!r}")
+            elif not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{where}: option {f.name} must be a non-negative number, got {value!r}")
+            values[f.name] = value
+        for name in ("iou_min", "voxel_iou_min", "voxel_fallback_min"):
+            if values.get(name) is not None and values[name] > 1:
+                raise ValueError(f"{where}: option {name} must be at most 1, got {values[name]!r}")
+        return cls(**values)
+
+    def check_options(self) -> dict[str, Any]:
+        return {"self_check": self.self_check, "voxels": self.voxels, "samples": self.samples, "fuzzy": self.fuzzy}
+
+
+# -- the candidate's script -------------------------------------------------------------------------
+def parse_status(stdout: str, token: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(token + " "):
+            try:
+                data = json.loads(line[len(token) + 1 :])
+            except json.JSONDecodeError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def strip_status(text: str, token: str) -> str:
+    return "\n".join(line for line in text.splitlines() if token not in line)
+
+
+def _where(line: Any, source: str) -> str:
+    """`candidate.py:7 (`the code on that line`)`, or '' when no line is known."""
+    if not isinstance(line, int) or line < 1:
+        return ""
+    lines = source.splitlines()
+    code = lines[line - 1].strip() if line <= len(lines) else ""
+    code = code if len(code) <= 90 else code[:87] + "..."
+    return f"candidate.py:{line}" + (f" (`{code}`)" if code else "") + ": "
+
+
+def script_outcome(result: ExecResult, status: dict[str, Any] | None, source: str, limits: Limits, log: str) -> Outcome | None:
+    """The outcome when the script did not produce a shape; None when it did."""
+    log = truncate_log(log)
+    frames = _FRAME.findall(result.stderr)
+    last_line = int(frames[-1]) if frames else None
+    if result.output_overflow:
+        return Outcome(RESOURCE_LIMIT, f"the script's output exceeded {limits.output_kb} KiB and was stopped", log)
+    if result.timed_out or result.signal == signal.SIGXCPU:
+        budget = f"{limits.wall_s:g} s" if result.timed_out else f"{limits.cpu_s:g} s of CPU time"
+        return Outcome(TIMEOUT, f"{_where(last_line, source)}the script did not finish within {budget}", log,
+                       {"stage": "script"})
+    if result.signal == signal.SIGXFSZ:
+        return Outcome(RESOURCE_LIMIT, f"the script wrote more than {limits.file_mb} MiB to a file", log)
+    if result.signal in CRASH_SIGNALS:
+        name = signal.Signals(result.signal).name
+        return Outcome(GEOMETRY_ERROR, f"{_where(last_line, source)}the geometry kernel crashed ({name}) while the "
+                       "script ran; this usually means degenerate input to a kernel operation", log, {"stage": "script"})
+    if status is None or status.get("stage") != "done":
+        return _status_outcome(status, result, source, limits, log)
+    return None
+
+
+def _status_outcome(status: dict[str, Any] | None, result: ExecResult, source: str, limits: Limits, log: str) -> Outcome:
+    if status is None:
+        how = f"signal {result.signal}" if result.signal else f"exit status {result.returncode}"
+        return Outcome(RUNTIME_ERROR, f"the script ended the process ({how}) before producing a solid", log)
+    kind, message = str(status.get("type", "Error")), str(status.get("message", "")).strip()
+    where = _where(status.get("line"), source)
+    stage = status.get("stage")
+    if stage == "syntax":
+        return Outcome(SYNTAX_ERROR, f"{where}{kind}: {message}", log, {"stage": "syntax"})
+    if kind == "MemoryError" or "Standard_OutOfMemory" in kind:
+        return Outcome(RESOURCE_LIMIT, f"{where}the script ran out of memory (limit {limits.memory_mb} MiB)", log)
+    if status.get("kernel"):
+        said = f"{kind}: {message}" if message else kind
+        return Outcome(GEOMETRY_ERROR, f"{where}the geometry kernel could not build this feature ({said})", log,
+                       {"stage": str(stage)})
+    return Outcome(RUNTIME_ERROR, f"{where}{kind}: {message}" if message else f"{where}{kind}", log, {"stage": str(stage)})
+
+
+# -- the checks ---------------------------------------------------------------------------------
+def _fmt(value: float) -> str:
+    value = value + 0.0  # no "-0"
+    text = f"{value:.4g}" if abs(value) < 1000 else f"{value:.1f}"
+    return "0" if text in ("-0", "-0.0") else text
+
+
+def _point(values: list[float]) -> str:
+    return "(" + ", ".join(_fmt(v) for v in values) + ")"
+
+
+def _size(box: list[float]) -> str:
+    return " x ".join(_fmt(box[i + 3] - box[i]) for i in range(3)) + " mm"
+
+
+def _numbers(cand: dict[str, Any], ref: dict[str, Any]) -> str:
+    rel = (cand["volume"] - ref["volume"]) / ref["volume"] if ref["volume"] else 0.0
+    return (f"volume {_fmt(cand['volume'])} vs reference {_fmt(ref['volume'])} mm^3 ({rel:+.2%}); "
+            f"bounding box {_size(cand['bbox'])} vs {_size(ref['bbox'])}")
+
+
+def _fault_text(faults: list[dict[str, Any]]) -> str:
+    parts = []
+    for kind in dict.fromkeys(f["kind"] for f in faults):
+        first = next(f for f in faults if f["kind"] == kind)
+        count = first.get("count", 1)
+        many = f"{count} x " if count > 1 else ""
+        parts.append(f"{many}{kind} on {first['shape']} at {_point(first['at'])}: {first['detail']}")
+    return "; ".join(parts[:3])
+
+
+def _box_gap(cand: list[float], ref: list[float]) -> tuple[float, str]:
+    names = ("xmin", "ymin", "zmin", "xmax", "ymax", "zmax")
+    gaps = [abs(c - r) for c, r in zip(cand, ref)]
+    worst = max(range(6), key=lambda i: gaps[i])
+    return gaps[worst], f"{names[worst]} {_fmt(cand[worst])} vs {_fmt(ref[worst])}"
+
+
+def _pieces(label: str, pieces: list[dict[str, Any]]) -> str:
+    if not pieces:
+        return ""
+    total = sum(p["volume"] for p in pieces)
+    spots = ", ".join(f"{_fmt(p['volume'])} mm^3 at {_point(p['center'])}" for p in pieces[:3])
+    return f"{label} material {_fmt(total)} mm^3 ({spots})"
+
+
+def metrics_of(report: dict[str, Any]) -> dict[str, Metric]:
+    measure, compare, mesh = report.get("measure", {}), report.get("compare", {}), report.get("mesh", {})
+    cand, ref = measure.get("candidate", {}), measure.get("reference", {})
+    found: dict[str, Metric] = {}
+    if cand:
+        found.update(volume=round(cand["volume"], 4), solids=cand["solids"], faces=cand["faces"], edges=cand["edges"])
+        found.update({f"size_{a}": round(cand["bbox"][i + 3] - cand["bbox"][i], 4) for i, a in enumerate("xyz")})
+    if ref:
+        found["ref_volume"] = round(ref["volume"], 4)
+    if "faults" in measure:
+        found["faults"] = len(measure["faults"])
+    if "iou" in compare:
+        found["iou"] = round(compare["iou"], 6)
+    for key, name in (("voxel_iou", "voxel_iou"), ("chamfer", "chamfer_mm"), ("hausdorff", "hausdorff_mm")):
+        if mesh.get(key) is not None:
+            found[name] = mesh[key]
+    return found
+
+
+def judge(report: dict[str, Any], limits: Thresholds, log: str) -> Outcome:
+    """The label and diagnostic from the check job's stages (see cad_checks)."""
+    metrics, log = metrics_of(report), truncate_log(log)
+    measure = report["measure"]
+    cand, ref, faults = measure["candidate"], measure["reference"], measure["faults"]
+    if cand["solids"] == 0:
+        what = f"{cand['faces']} faces and {cand['edges']} edges" if cand["faces"] or cand["edges"] else "nothing"
+        return Outcome(GEOMETRY_ERROR, f"the result holds no solid, only {what}: the script stopped at a sketch, "
+                       "wire or surface, or a cut removed everything", log, metrics)
+    if faults:
+        return Outcome(GEOMETRY_ERROR, f"invalid solid: {_fault_text(faults)}; {_numbers(cand, ref)}", log, metrics)
+    if limits.single_solid and cand["solids"] > 1:
+        volumes = ", ".join(_fmt(v) for v in cand["solid_volumes"][:4])
+        return Outcome(GEOMETRY_ERROR, f"the result is {cand['solids']} separate solids (volumes {volumes} mm^3) where "
+                       f"one connected part is required: a feature does not touch the body or a boolean split it; "
+                       f"{_numbers(cand, ref)}", log, metrics)
+    problems = _mismatches(report, limits)
+    if problems:
+        compare = report.get("compare", {})
+        where = "; ".join(p for p in (_pieces("missing", compare.get("missing", [])),
+                                       _pieces("extra", compare.get("extra", []))) if p)
+        text = "; ".join(problems) + f"; {_numbers(cand, ref)}" + (f"; {where}" if where else "")
+        return Outcome(SHAPE_MISMATCH, text, log, metrics)
+    iou = report.get("compare", {}).get("iou")
+    said = f"IoU {iou:.5f}" if iou is not None else f"voxel IoU {report.get('mesh', {}).get('voxel_iou')}"
+    return Outcome(PASS, f"valid single solid matching the reference: {said}; {_numbers(cand, ref)}", log, metrics)
+
+
+def _mismatches(report: dict[str, Any], limits: Thresholds) -> list[str]:
+    cand, ref = report["measure"]["candidate"], report["measure"]["reference"]
+    compare, mesh = report.get("compare", {}), report.get("mesh", {})
+    found = []
+    gap, which = _box_gap(cand["bbox"], ref["bbox"])
+    if gap > limits.bbox_tol:
+        found.append(f"bounding box differs by {_fmt(gap)} mm ({which})")
+    rel = abs(cand["volume"] - ref["volume"]) / abs(ref["volume"]) if ref["volume"] else 0.0
+    if rel > limits.volume_rtol:
+        found.append(f"volume differs by {rel:.2%}")
+    if "iou" in compare and compare["iou"] < limits.iou_min:
+        found.append(f"IoU {compare['iou']:.4f} with the reference is below {limits.iou_min:g}")
+    voxel = mesh.get("voxel_iou")
+    voxel_min = limits.voxel_iou_min if "iou" in compare else max(limits.voxel_iou_min or 0.0, limits.voxel_fallback_min)
+    if voxel is not None and voxel_min and voxel < voxel_min:
+        found.append(f"normalized voxel IoU {voxel:.4f} is below {voxel_min:g}")
+    chamfer = mesh.get("chamfer")
+    if limits.chamfer_max is not None and chamfer is not None and chamfer > limits.chamfer_max:
+        found.append(f"Chamfer distance {chamfer:.4g} mm exceeds {limits.chamfer_max:g} mm")
+    return found

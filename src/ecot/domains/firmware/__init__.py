@@ -1,0 +1,1 @@
+"""The firmware domain: its backend, helpers, mutators and bundled suite."""

@@ -1,0 +1,1 @@
+"""The gpu domain: its backend, helpers, mutators and bundled suite."""

@@ -1,0 +1,1 @@
+"""The python domain: its backend, helpers, mutators and bundled suite."""

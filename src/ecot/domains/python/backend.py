@@ -1,0 +1,176 @@
+"""General Python (LiveCodeBench / CWM style): a function or a stdin/stdout program, run against tests.
+
+The candidate runs under the system interpreter (/usr/bin/python3 -S: standard library only) in the
+long-lived sandbox. A harness (python_harness.py) that never runs candidate code forks a child
+(python_child.py, walled in by python_jail.py) that runs the tests one by one; the child reports what
+the candidate returned or printed, or how it failed, and the harness alone decides each test's status
+and CPU time (the kernel's clock) and writes the records. Expected outputs stay on the host and are
+compared there; a report missing a test, repeating one or cut short never passes.
+Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test); the
+reference is timed once per task and process, in the same sandbox. With tracing on (option
+`trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the
+trace is stored with the outcome in metrics["trace"] (JSON).
+
+Options (task.toml [options]): mode, entry_point, tests, compare, time_factor, time_floor_s, trace,
+trace_test, trace_events, trace_repr. See docs/domains/python.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from ecot import sandbox
+from ecot.domains.python import bundle as python_bundle
+from ecot.domains.base import Backend, tool_version
+from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
+from ecot.domains.python.verdict import (
+    MEMORY_LIMIT,
+    RUNTIME_ERROR,
+    SYNTAX_ERROR,
+    WRONG_ANSWER,
+    Judge,
+    Run,
+    parse_records,
+)
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.core.task import Task
+
+INTERPRETER = "/usr/bin/python3"
+FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only
+ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
+TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
+HARNESS = ("harness", "child", "jail")  # python_<name>.py, copied in as ecot_<name>.py
+MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
+
+
+@dataclass(frozen=True)
+class Reference:
+    cpu: list[float | None]  # per test; None where the reference failed
+    answers: list[Any]  # per test: its return value or stdout (MISSING where it failed)
+
+
+class PythonBackend(Backend):
+    domain = "python"
+    labels: ClassVar[tuple[str, ...]] = (
+        PASS,
+        SYNTAX_ERROR,
+        RUNTIME_ERROR,
+        WRONG_ANSWER,
+        TIMEOUT,
+        MEMORY_LIMIT,
+        RESOURCE_LIMIT,
+    )
+    install_hint = "install the Debian package python3 (`make setup`)"
+
+    def __init__(self) -> None:
+        self._references: dict[str, Reference] = {}
+
+    def check_tools(self) -> None:
+        if not os.access(INTERPRETER, os.X_OK):
+            raise ToolMissingError(INTERPRETER, self.install_hint)
+
+    def tool_versions(self) -> dict[str, str]:
+        return {"python3": tool_version(INTERPRETER)}
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        spec = PySpec.of(task)
+        cases = load_cases(task, spec)
+        reference = self.reference(task, spec, cases)
+        limits = [spec.limit(cpu) for cpu in reference.cpu]
+        expected = []
+        for index, case in enumerate(cases):
+            answer = case.output if case.output is not MISSING else reference.answers[index]
+            if answer is MISSING:
+                raise RuntimeError(f"task {task.id}: test {index} has no expected output and the reference fails it")
+            expected.append(answer)
+        judge = Judge(spec, cases, expected, limits, reference.cpu)
+        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits))
+        if spec.tracing() and outcome.label != SYNTAX_ERROR and outcome.label != "Infra_Error":
+            outcome = with_trace(task, spec, candidate, cases, limits, outcome)
+        return outcome
+
+    def reference(self, task: Task, spec: PySpec, cases: list[Case]) -> Reference:
+        """CPU time and answers of the reference on every test, measured once per task and process."""
+        key = hashlib.sha256(json.dumps([task.id, task.reference, dict(task.files), dict(task.options)]).encode()).hexdigest()
+        if key not in self._references:
+            if len(self._references) > 512:
+                self._references.clear()
+            self._references[key] = _measure_reference(task, spec, cases)
+        return self._references[key]
+
+
+def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference:
+    if not task.reference:
+        return Reference([None] * len(cases), [MISSING] * len(cases))
+    generous = [task.limits.cpu_s] * len(cases)
+    run = run_harness(task, spec, task.reference, cases, generous)
+    records = run.tests()
+    cpu: list[float | None] = []
+    answers: list[Any] = []
+    for index in range(len(cases)):
+        record = records.get(index, {})
+        if record.get("status") != "ok":
+            cpu.append(None)
+            answers.append(MISSING)
+        elif spec.mode == "function":
+            cpu.append(float(record["cpu"]))
+            answers.append(loads(record["value"]))
+        else:
+            cpu.append(float(record["cpu"]))
+            answers.append(record.get("stdout", ""))
+    return Reference(cpu, answers)
+
+
+def run_harness(
+    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
+) -> Run:
+    """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
+    tests = [case.sandbox_input(spec.mode) for case in cases]
+    job = {
+        "mode": spec.mode,
+        "entry": spec.entry_point,
+        "tests": tests,
+        "limits": limits,
+        # a quarter of the job's output limit per test: results travel on the job's stdout
+        "output_cap": task.limits.output_kb * 1024 // 4,
+        "trace": trace,
+    }
+    with big_ints():
+        spec_text = json.dumps(job)
+    modules = HARNESS + (("trace",) if trace is not None else ())
+    with sandbox.workdir("ecot-py-") as work:
+        sandbox.write_files(work, {"solution.py": code, "spec.json": spec_text, **python_bundle.texts(modules)})
+        python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
+        result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
+    return Run(result, parse_records(result.stdout), len(tests) if trace is None else 1)  # a trace run runs one test
+
+
+def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:
+    """Re-run one test under the line tracer and keep the trace with the outcome."""
+    index = spec.trace_test if spec.trace_test is not None else int(outcome.metrics.get("first_failure", 0))
+    if not 0 <= index < len(cases):
+        index = 0
+    trace = {"test": index, "max_events": spec.trace_events, "max_repr": spec.trace_repr}
+    slow = [limit * TRACE_SLOWDOWN for limit in limits]
+    run = run_harness(task, spec, candidate, cases, slow, trace)
+    traces = [r for r in run.records if r.get("kind") == "trace"]
+    record = traces[-1] if traces else None  # the harness writes its own last
+    if record is None:
+        return replace(outcome, log=outcome.log + "\n[ecot] no execution trace: the traced run ended early")
+    events = record.get("events") if isinstance(record.get("events"), list) else []
+    payload = {"test": index, "input": cases[index].input, "events": events, "truncated": bool(record.get("truncated"))}
+    with big_ints():
+        trace_text = json.dumps(payload, ensure_ascii=False)
+    metrics = {
+        **outcome.metrics,
+        "trace": trace_text,
+        "trace_test": index,
+        "trace_events": len(events),
+        "trace_truncated": bool(record.get("truncated")),
+    }
+    return replace(outcome, metrics=metrics)

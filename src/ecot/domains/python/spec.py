@@ -1,0 +1,175 @@
+"""Python tasks on the host side: options, the tests file, time limits and answer comparison.
+
+tests.json is a list of {"input": ..., "output": ...}. In function mode `input` is the list of
+positional arguments (JSON) and `output` the expected return value; in stdio mode both are strings
+(the program's stdin and expected stdout). Only inputs are ever written into the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from typing import Any, Iterator, Literal
+
+from ecot.core.task import Task
+
+Mode = Literal["function", "stdio"]
+Compare = Literal["exact", "lines", "tokens"]
+TIME_FACTOR = 5.0  # a test may use this many times the reference's CPU time ...
+TIME_FLOOR_S = 1.0  # ... but never less than this (interpreter noise dominates tiny tests)
+REL_TOL, ABS_TOL = 1e-6, 1e-9  # float answers
+MISSING = object()
+
+
+@dataclass(frozen=True)
+class PySpec:
+    """The task's [options] for the python backend (see docs/domains/python.md)."""
+
+    mode: Mode = "function"
+    entry_point: str = ""
+    tests: str = "tests.json"
+    compare: Compare | None = None  # default: exact for function mode, lines for stdio
+    time_factor: float = TIME_FACTOR
+    time_floor_s: float = TIME_FLOOR_S
+    trace: bool = False
+    trace_test: int | None = None  # default: the first failing test, else test 0
+    trace_events: int = 400
+    trace_repr: int = 80
+
+    @classmethod
+    def of(cls, task: Task) -> PySpec:
+        opts = dict(task.options)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(opts) - known)
+        if unknown:
+            raise ValueError(f"task {task.id}: unknown python option(s) {', '.join(unknown)}")
+        if "mode" not in opts:
+            opts["mode"] = "function" if opts.get("entry_point") else "stdio"
+        spec = cls(**opts)
+        if spec.mode not in ("function", "stdio"):
+            raise ValueError(f"task {task.id}: option mode must be function or stdio, not {spec.mode!r}")
+        if spec.mode == "function" and not spec.entry_point:
+            raise ValueError(f"task {task.id}: function mode needs option entry_point")
+        if spec.tests not in task.files:
+            raise ValueError(f"task {task.id}: bundle file {spec.tests!r} is missing")
+        return spec
+
+    @property
+    def comparison(self) -> Compare:
+        return self.compare or ("exact" if self.mode == "function" else "lines")
+
+    def tracing(self) -> bool:
+        """Traces are recorded when the task asks, or for every task with ECOT_PYTHON_TRACE=1."""
+        return self.trace or os.environ.get("ECOT_PYTHON_TRACE", "") not in ("", "0")
+
+    def limit(self, reference_cpu: float | None) -> float:
+        if reference_cpu is None:
+            return max(self.time_floor_s, 2.0)
+        return max(self.time_floor_s, self.time_factor * reference_cpu)
+
+
+@contextmanager
+def big_ints() -> Iterator[None]:
+    """Lift CPython's 4300-digit limit on int <-> str conversion for a moment: answers may be huge ints."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def loads(text: str) -> Any:
+    with big_ints():
+        return json.loads(text)
+
+
+@dataclass(frozen=True)
+class Case:
+    input: Any  # argument list (function mode) or stdin text
+    output: Any = MISSING  # MISSING: take the reference's answer
+
+    def sandbox_input(self, mode: Mode) -> str:
+        """What the harness receives: the JSON of the argument list, or the stdin text."""
+        if mode != "function":
+            return str(self.input)
+        with big_ints():
+            return json.dumps(self.input)
+
+
+def load_cases(task: Task, spec: PySpec) -> list[Case]:
+    try:
+        raw = loads(task.files[spec.tests])
+    except json.JSONDecodeError as err:
+        raise ValueError(f"task {task.id}: {spec.tests} is not valid JSON: {err.msg} (line {err.lineno})") from None
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(f"task {task.id}: {spec.tests} must be a non-empty list of tests")
+    cases = []
+    for number, item in enumerate(raw):
+        if not isinstance(item, dict) or "input" not in item:
+            raise ValueError(f"task {task.id}: test {number} in {spec.tests} needs an 'input'")
+        value = item["input"]
+        if spec.mode == "function" and not isinstance(value, list):
+            raise ValueError(f"task {task.id}: test {number}: function-mode input must be the list of arguments")
+        if spec.mode == "stdio" and not isinstance(value, str):
+            raise ValueError(f"task {task.id}: test {number}: stdio-mode input must be a string")
+        cases.append(Case(value, item.get("output", MISSING)))
+    return cases
+
+
+# -- comparison -------------------------------------------------------------------------------------
+def same_value(expected: Any, got: Any) -> bool:
+    """Equality of JSON values: floats within tolerance, bool never equal to a number, lists elementwise."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return type(expected) is type(got) and expected == got
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
+        if isinstance(expected, int) and isinstance(got, int):
+            return expected == got
+        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if isinstance(expected, list) and isinstance(got, list):
+        return len(expected) == len(got) and all(same_value(a, b) for a, b in zip(expected, got))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return expected.keys() == got.keys() and all(same_value(expected[k], got[k]) for k in expected)
+    return type(expected) is type(got) and expected == got
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def first_line_difference(expected: str, got: str) -> tuple[int, str, str] | None:
+    """(0-based line, expected line, got line) of the first difference, ignoring trailing spaces."""
+    want, have = _lines(expected), _lines(got)
+    for index in range(max(len(want), len(have))):
+        a = want[index] if index < len(want) else "<end of output>"
+        b = have[index] if index < len(have) else "<end of output>"
+        if a != b:
+            return index, a, b
+    return None
+
+
+def same_tokens(expected: str, got: str) -> bool:
+    want, have = expected.split(), got.split()
+    return len(want) == len(have) and all(a == b or _close_numbers(a, b) for a, b in zip(want, have))
+
+
+def _close_numbers(a: str, b: str) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    except ValueError:
+        return False
+
+
+def same_output(expected: Any, got: Any, compare: Compare) -> bool:
+    if compare == "exact":
+        return same_value(expected, got)
+    if compare == "tokens":
+        return same_tokens(str(expected), str(got))
+    return first_line_difference(str(expected), str(got)) is None

@@ -1,0 +1,1 @@
+"""The rtl domain: its backend, helpers, mutators and bundled suite."""

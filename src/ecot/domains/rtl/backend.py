@@ -1,0 +1,96 @@
+"""Verilog/SystemVerilog RTL: Icarus compile + simulation, Yosys structural checks, Verilator lint.
+
+One evaluation: refuse literal host paths; simulate against the testbench (rtl_sim); require the
+expected amount of work (rtl_expect: the testbench ended the run itself and checked as many samples
+as the reference does); elaborate the design on its own when it could reach outside itself; then
+Yosys and, when asked for, Verilator on the text the simulator compiled (rtl_checks). See
+docs/domains/rtl.md.
+
+Per-task options (task.toml [options]):
+  top            module the candidate must define (Yosys/Verilator; without it every module is checked)
+  testbench      bundle file with the self-checking testbench (default: testbench.sv/.v, tb.sv/.v)
+  design_file    name the candidate is written to (default design.sv)
+  hidden_modules bundle modules renamed per evaluation so a candidate cannot instantiate them
+  hidden_files   bundle data files renamed per evaluation so only the testbench can open them
+                 (default: every data file the testbench names in a string literal)
+  pass_pattern / fail_pattern / count_pattern   regexes over the testbench's own lines
+  samples        the sample count a passing run must report: default measured from the reference,
+                 an integer, or "any" (not checked)
+  synth          "check" (default; "strict" is the same): Yosys must read the design, and latches,
+                 loops and multiple drivers fail; "off": no structural checks
+  allow_latches  do not fail on inferred latches
+  gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
+  lint           run Verilator lint after a passing simulation (default false)
+  plusargs       extra vvp +args
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from ecot import sandbox
+from ecot.domains.rtl import checks
+from ecot.domains.rtl import expect as rtl_expect
+from ecot.domains.rtl import logs as rtl_logs
+from ecot.domains.rtl import sim
+from ecot.domains.base import Backend
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.core.task import Task
+
+SYNTAX_ERROR = sim.SYNTAX_ERROR
+ELABORATION_ERROR = sim.ELABORATION_ERROR
+SIMULATION_MISMATCH = sim.SIMULATION_MISMATCH
+SYNTHESIS_ERROR = checks.SYNTHESIS_ERROR
+LINT_ERROR = checks.LINT_ERROR
+DEFAULT_PASS = sim.DEFAULT_PASS
+DEFAULT_COUNT = sim.DEFAULT_COUNT
+
+
+class RtlBackend(Backend):
+    domain = "rtl"
+    labels: ClassVar[tuple[str, ...]] = (
+        PASS,
+        SYNTAX_ERROR,
+        ELABORATION_ERROR,
+        SIMULATION_MISMATCH,
+        SYNTHESIS_ERROR,
+        LINT_ERROR,
+        TIMEOUT,
+        RESOURCE_LIMIT,
+    )
+    tools = ("iverilog", "vvp", "yosys", "verilator")
+    install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        mode = checks.synth_mode(task)
+        refused = rtl_logs.outside_paths(candidate, str(task.option("design_file", "design.sv")))
+        if refused:
+            what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
+            return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
+        # without a backtick there is no directive: the preprocessor would return the text unchanged
+        directives = "`" in candidate
+        with sandbox.workdir("ecot-rtl-") as work:
+            wanted = directives and (mode != "off" or bool(task.option("lint", False)))
+            run = sim.simulate(task, candidate, work, preprocess=wanted)
+            outcome = rtl_expect.check(task, run, candidate)
+            if outcome.passed:
+                outcome = checks.standalone(task, candidate, work, outcome)
+            return self._checks(task, run.preprocessed if directives else candidate, work, outcome, mode)
+
+    @staticmethod
+    def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str) -> Outcome:
+        """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
+        hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
+        structural = mode != "off" and (outcome.passed or hung)
+        lint = outcome.passed and bool(task.option("lint", False))
+        if not (structural or lint):
+            return outcome
+        checked = checks.checked_source(task, preprocessed)
+        if isinstance(checked, Outcome):
+            return checked if outcome.passed else outcome
+        if structural:
+            outcome = checks.structural(task, checked, work, outcome)
+        if lint and outcome.passed:
+            outcome = checks.lint(task, checked, work, outcome)
+        return outcome

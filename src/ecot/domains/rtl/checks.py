@@ -1,0 +1,146 @@
+"""The checks after a passing simulation: the design on its own (Icarus), structure (Yosys), lint
+(Verilator).
+
+Yosys and Verilator read exactly the text the simulator compiled: the candidate preprocessed by
+iverilog itself (so `ifdef __ICARUS__`/`SYNTHESIS`/`VERILATOR` cannot give the checkers a different
+design), without comments and attributes (so `// synopsys translate_off`, `full_case`, `lint_off`,
+`(* nolatches *)` or `(* blackbox *)` cannot hide code from them). A check that is switched on either
+runs to its end or fails the candidate: Yosys failing to read the design, stopping early or running
+out of time is never a silent skip.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+from ecot import sandbox
+from ecot.domains.rtl import logs
+from ecot.domains.rtl import sim as rtl_sim
+from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
+from ecot.core.task import Task
+
+SYNTHESIS_ERROR = "Synthesis_Error"
+LINT_ERROR = "Lint_Error"
+LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
+SYNTH_MODES = ("check", "strict", "off")
+OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
+
+
+# -- the design on its own --------------------------------------------------------------------------
+def standalone(task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
+    """Elaborate the design without the testbench: a design that passed only by reaching into the
+    testbench (hierarchical or upward references to its instances, blocks or signals) fails here."""
+    if not logs.may_reach_outside(candidate):
+        return sim
+    alone = work / "alone"
+    alone.mkdir()
+    sources = {"design.sv": candidate, **helper_sources(task)}
+    sandbox.write_files(alone, sources)
+    top = task.option("top")
+    argv = ["iverilog", "-g2012", *(["-s", str(top)] if top else []), "-t", "null", "-o", "alone.out", *sources]
+    result = sandbox.run(argv, alone, task.limits)
+    if result.returncode == 0:
+        return sim
+    first = logs.classify_compile(result.output, {}).diagnostic
+    what = f"the design does not elaborate on its own (it refers outside itself): {first}"
+    return Outcome(rtl_sim.ELABORATION_ERROR, what, truncate_log(result.output), sim.metrics)
+
+
+def helper_sources(task: Task) -> dict[str, str]:
+    """Bundle sources a design may use: neither the testbench nor files defining hidden modules."""
+    testbench = rtl_sim.testbench_name(task)
+    hidden = set(task.option("hidden_modules", []))
+    return {
+        name: text
+        for name, text in task.files.items()
+        if name.endswith((".v", ".sv")) and name != testbench and not hidden & set(logs.declared_modules(text))
+    }
+
+
+# -- what the checkers read -------------------------------------------------------------------------
+def checked_source(task: Task, preprocessed: str | None) -> str | Outcome:
+    """The design as the simulator compiled it (iverilog -E, kept by rtl_sim), stripped of comments
+    and attributes; or the failing outcome when there is none."""
+    if preprocessed is None:
+        what = f"the structural checks cannot read {_design_name(task)}: its preprocessed text is missing or larger than 8 MiB"
+        return Outcome(SYNTHESIS_ERROR, what)
+    return logs.strip_for_checks(preprocessed)
+
+
+def _design_name(task: Task) -> str:
+    return str(task.option("design_file", "design.sv"))
+
+
+# -- Yosys ------------------------------------------------------------------------------------------
+def synth_mode(task: Task) -> str:
+    mode = str(task.option("synth", "check"))
+    if mode not in SYNTH_MODES:
+        raise ValueError(f"task {task.id}: option synth must be one of {', '.join(SYNTH_MODES)}, got {mode!r}")
+    return mode
+
+
+def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
+    """Yosys: latches, combinational loops, multiple drivers. After a timed-out simulation only a
+    loop it finds replaces the timeout; after a pass every way the check can fail fails the candidate."""
+    folder = work / "synth"
+    folder.mkdir()
+    design = _design_name(task)
+    sandbox.write_files(folder, {design: checked})
+    top = task.option("top")
+    hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
+    # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
+    passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten" if task.option("gate_count") else f"{hierarchy}; proc; flatten; check; opt_clean; stat"
+    result = sandbox.run(["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"], folder, task.limits.scaled(output_kb=4096), proc_fs=True)
+    findings = logs.read_yosys(result.output)
+    metrics = {**sim.metrics, **findings.metrics}
+    problems = [p for p in findings.problems if not (task.option("allow_latches") and "latch" in p)]
+    log = truncate_log(sim.log + "\n" + result.output)
+    if problems:
+        prefix = "simulation hung; " if sim.label == TIMEOUT else ""
+        return Outcome(SYNTHESIS_ERROR, prefix + "; ".join(problems[:3]), log, metrics)
+    if not sim.passed:
+        return sim
+    failed = _incomplete(result, findings, task)
+    if failed is not None:
+        return Outcome(failed[0], failed[1], log, metrics)
+    return Outcome(sim.label, sim.diagnostic, sim.log, metrics)
+
+
+def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: Task) -> tuple[str, str] | None:
+    """Label and diagnostic when Yosys did not run every pass of the script, else None."""
+    if result.timed_out or result.signal == signal.SIGXCPU:
+        return TIMEOUT, f"the structural checks (Yosys) did not finish within {task.limits.wall_s:g} s; the design was not checked"
+    if result.output_overflow or result.signal == signal.SIGXFSZ or "bad_alloc" in result.output:
+        return RESOURCE_LIMIT, "the structural checks (Yosys) ran out of resources on this design; it was not checked"
+    if not findings.started:
+        raise RuntimeError(f"yosys failed before reading the design: {findings.first_error or result.output.strip()[:300]}")
+    if not findings.parsed:
+        return SYNTHESIS_ERROR, (f"the structural checks (Yosys) cannot read the design, so latches, loops and multiple "
+                                 f"drivers were not checked: {findings.first_error} ({OFF_HINT})")
+    if findings.pass_error:
+        return SYNTHESIS_ERROR, f"yosys cannot synthesize the design: {findings.first_error}"
+    if not findings.completed or result.returncode != 0:
+        return SYNTHESIS_ERROR, f"the structural checks (Yosys) stopped before their end (exit status {result.returncode}); the design was not checked"
+    return None
+
+
+# -- Verilator --------------------------------------------------------------------------------------
+def lint(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
+    folder = work / "lint"
+    folder.mkdir()
+    design = _design_name(task)
+    sandbox.write_files(folder, {design: checked})
+    argv = ["verilator", "--lint-only", *task.option("lint_flags", LINT_FLAGS), design]
+    if task.option("top"):
+        argv += ["--top-module", str(task.option("top"))]
+    result = sandbox.run(argv, folder, task.limits, proc_fs=True)
+    findings = logs.read_verilator(result.output)
+    metrics: dict[str, Any] = {**sim.metrics, "lint_findings": len(findings)}
+    if result.timed_out:
+        return Outcome(TIMEOUT, f"the lint check (Verilator) did not finish within {task.limits.wall_s:g} s", truncate_log(result.output), metrics)
+    if result.returncode != 0 or findings:
+        first = findings[0] if findings else (result.output.strip()[:300] or f"verilator exited with status {result.returncode}")
+        return Outcome(LINT_ERROR, first, truncate_log(result.output), metrics)
+    return sim

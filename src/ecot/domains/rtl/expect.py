@@ -1,0 +1,117 @@
+"""How much work a passing simulation must show: a verdict needs the expected run, not just a clean
+summary line.
+
+A design can end the simulation itself (`$finish`, `$stop`, `$fatal`) before the testbench has
+checked anything; a VerilogEval testbench then prints `Mismatches: 0 in 0 samples` from its `final`
+block. So a passing run must also (1) end the way the reference's run ends: through the testbench's
+own `$finish`/`$stop` when the reference's does, (2) exit cleanly, and (3) report the sample count
+the reference reports.
+
+The expectation is measured by simulating the task's reference once per task and process (cached):
+the count depends on the testbench, its data and the simulator version, all of which a number stored
+at import time could silently outlive, and importers stay free of toolchains. Option `samples`
+overrides it: an integer, or "any" for a testbench whose count legitimately depends on the design.
+Without a reference the run must still end through the testbench's own $finish/$stop if it has one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ecot import sandbox
+from ecot.domains.rtl import logs
+from ecot.domains.rtl import sim as rtl_sim
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+
+CACHE_LIMIT = 512
+_cache: dict[str, Profile] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Profile:
+    samples: int | None  # the count a passing run must report (None: not checked)
+    ends_itself: bool  # the testbench's own $finish/$stop must end the run
+    source: str  # where the expectation comes from, for diagnostics
+
+
+def check(task: Task, run: rtl_sim.SimRun, candidate: str) -> Outcome:
+    """The run's outcome, or Simulation_Mismatch when a passing run did not do the expected work."""
+    outcome = run.outcome
+    if not outcome.passed:
+        return outcome
+    expected = profile(task)
+    problem = _shortfall(run, expected, _enders(candidate, str(task.option("design_file", "design.sv"))))
+    if problem is None:
+        return outcome
+    return Outcome(rtl_sim.SIMULATION_MISMATCH, problem, outcome.log, outcome.metrics)
+
+
+def _shortfall(run: rtl_sim.SimRun, expected: Profile, ender: str) -> str | None:
+    if expected.ends_itself and not run.ended_by_testbench:
+        return f"the simulation ended before the testbench finished{ender}, so its summary line proves nothing"
+    if run.returncode not in (0, None):
+        return f"the simulator exited with status {run.returncode}{ender}: the run did not end cleanly"
+    if expected.samples is None:
+        return None
+    got = run.outcome.metrics.get("samples")
+    if got is None:
+        return f"the testbench never reported its sample count ({expected.source} reports {expected.samples})"
+    if int(got) != expected.samples:
+        return f"the testbench checked {got} samples, but {expected.source} reports {expected.samples}{ender}: not every check ran"
+    return None
+
+
+def _enders(candidate: str, design: str) -> str:
+    """Where the design itself stops the simulation, said for the diagnostic."""
+    code = logs.code_only(candidate)
+    found = [f"{design}:{code.count(chr(10), 0, m.start()) + 1} calls {m.group(0)}" for m in re.finditer(r"\$(?:finish|stop|fatal)\b", code)]
+    return f" ({', '.join(found[:3])})" if found else ""
+
+
+def profile(task: Task) -> Profile:
+    """The expected run of this task: from option `samples`, else the reference's run (cached)."""
+    option = task.option("samples")
+    static = logs.calls_finish(task.files[rtl_sim.testbench_name(task)])
+    if option == "any":
+        return Profile(None, static, "option samples")
+    if option is not None:
+        return Profile(int(option), static, "the task (option samples)")
+    if task.reference is None:
+        return Profile(None, static, "the testbench")
+    key = _key(task)
+    with _lock:
+        cached = _cache.get(key)
+    if cached is None:
+        cached = _measure(task)
+        with _lock:
+            if len(_cache) >= CACHE_LIMIT:
+                _cache.pop(next(iter(_cache)))
+            _cache[key] = cached
+    return cached
+
+
+def _measure(task: Task) -> Profile:
+    with sandbox.workdir("ecot-rtl-ref-") as work:
+        run = rtl_sim.simulate(task, task.reference or "", work)
+    if not run.finished:
+        # the reference does not simulate here (a broken task): the expected work is unknown, so no verdict
+        raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
+                         "so the expected number of samples is unknown; set option samples or fix the reference")
+    samples = run.outcome.metrics.get("samples")
+    return Profile(int(samples) if samples is not None else None, run.ended_by_testbench, "the reference")
+
+
+def _key(task: Task) -> str:
+    relevant: dict[str, Any] = {
+        "files": sorted(task.files.items()),
+        "reference": task.reference,
+        "options": sorted((k, repr(v)) for k, v in task.options.items()),
+    }
+    return hashlib.sha256(json.dumps(relevant, default=str).encode()).hexdigest()

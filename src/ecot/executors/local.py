@@ -1,0 +1,221 @@
+"""Where backend work runs: one executor interface, two engines.
+
+- `LocalPool` (default): worker processes on this machine, no Ray needed.
+- `RayExecutor` (ecot.executors.ray): warm actors on a Ray cluster, placed by declared resources.
+
+Both run `Work`: a module-level function plus its arguments, tagged with a *pool* (work that shares
+warm state, e.g. one domain's backend) and what it *requires* (see PLACEMENT_KEYS). The synthesis loop
+(through RealEnvironment) and `ecot eval` submit through this interface; so can world-model prediction
+(`submit(Work(predict_fn, ..., pool="icwm:<name>", requires={"gpu": 1}))`).
+
+Both engines bound the evaluations submitted and not yet returned (`max_pending`): the driver's memory
+stays flat however many trajectories are in flight. A worker that dies mid-task (a segfaulting
+toolchain, the OOM killer, a lost node) is replaced and the task resubmitted, up to `retries` times;
+only then is the evaluation reported as Infra_Error, which the loop never blames on the code. The store
+is written by the driver alone, after a result comes back, so a resubmitted task never adds a turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any, AsyncIterator, Callable, Mapping, Protocol
+
+from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome, infra_error
+from ecot.core.task import Task
+
+# The placement vocabulary of Backend.requires and Work.requires (amounts per running task):
+#   "cpu": 2            CPU cores (default 1)
+#   "gpu": 1            GPUs (GPU work lands only on GPU nodes)
+#   "memory_mb": 4096   memory reserved for the worker
+#   "toolchain:<name>"  the node has that toolchain (a presence mark: any amount > 0 means "needed")
+#   any other name      a custom resource that nodes declare (`ray start --resources`)
+# Every evaluation implicitly requires "toolchain:<its domain>".
+CPU, GPU, MEMORY_MB, TOOLCHAIN = "cpu", "gpu", "memory_mb", "toolchain:"
+PLACEMENT_KEYS = (CPU, GPU, MEMORY_MB)
+
+
+class WorkerLost(EcotError):
+    """Every attempt at a task lost its worker (process killed, node gone)."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """One unit of work: fn(*args) in a worker. fn must be importable (module-level) and pure:
+    it may run more than once when a worker dies mid-task."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    pool: str = "default"  # work sharing warm state; Ray keeps one set of actors per pool
+    requires: Mapping[str, float] = field(default_factory=dict)
+    warmup: tuple[Callable[..., Any], tuple[Any, ...]] | None = None  # run once per new worker
+
+
+@dataclass
+class ExecutorStats:
+    submitted: int = 0
+    completed: int = 0
+    retried: int = 0  # tasks resubmitted after their worker died
+    peak_pending: int = 0  # most tasks submitted and not yet returned at one moment
+    rebalanced: int = 0  # Ray: warm workers retired to give a pool with none its share
+
+
+class Executor(Protocol):
+    engine: str  # "local" or "ray"
+    workers: int
+    stats: ExecutorStats
+
+    async def submit(self, work: Work) -> Any: ...
+    async def evaluate(self, task: Task, code: str) -> Outcome: ...
+    def close(self) -> None: ...
+
+
+# -- work functions (run inside workers) -----------------------------------------------------------
+def evaluate(task: Task, code: str) -> Outcome:
+    """Run one candidate on the task's real backend (in a worker process)."""
+    from ecot.domains import get_backend
+
+    return get_backend(task.domain).run(task, code)
+
+
+def warm_backend(domain: str) -> None:
+    """Start a worker with its backend checked and loaded, so the first task pays nothing."""
+    from ecot.domains import get_backend
+
+    get_backend(domain)
+
+
+def spin(seconds: float, busy: bool = False) -> tuple[int, float]:
+    """Synthetic work of a fixed duration (benchmarks, health checks): returns (pid, seconds spent)."""
+    start = time.perf_counter()
+    if busy:
+        while time.perf_counter() - start < seconds:
+            pass
+    elif seconds > 0:
+        time.sleep(seconds)
+    return os.getpid(), time.perf_counter() - start
+
+
+def backend_requires(domain: str) -> dict[str, float]:
+    from ecot.domains import BACKENDS
+
+    return {f"{TOOLCHAIN}{domain}": 1.0, **BACKENDS.get(domain).requires}
+
+
+def evaluation_work(task: Task, code: str) -> Work:
+    domain = task.domain
+    return Work(evaluate, (task, code), f"backend:{domain}", backend_requires(domain), (warm_backend, (domain,)))
+
+
+def lost_outcome(err: Exception) -> Outcome:
+    return infra_error(f"the backend worker was lost on every attempt: {err}")
+
+
+# -- shared machinery --------------------------------------------------------------------------------
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+class PendingGate:
+    """At most `limit` tasks submitted and not yet returned (back-pressure on the driver).
+
+    Usable from successive event loops (each asyncio.run gets a fresh semaphore)."""
+
+    def __init__(self, limit: int, stats: ExecutorStats) -> None:
+        if limit < 1:
+            raise EcotError("max_pending must be >= 1")
+        self.limit = limit
+        self.stats = stats
+        self.pending = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sem: asyncio.Semaphore | None = None
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._loop is not loop:
+            self._loop, self._sem = loop, asyncio.Semaphore(self.limit)
+        return self._sem
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._semaphore():
+            self.pending += 1
+            self.stats.submitted += 1
+            self.stats.peak_pending = max(self.stats.peak_pending, self.pending)
+            try:
+                yield
+            finally:
+                self.pending -= 1
+        self.stats.completed += 1
+
+
+# -- the local engine --------------------------------------------------------------------------------
+class LocalPool:
+    """Worker processes on this machine; each keeps its backends warm (one instance per domain).
+
+    Pools, requirements and warm-ups of `Work` matter only on a cluster: here every worker serves
+    every pool, and warm state lives in per-process caches (backends.get_backend)."""
+
+    engine = "local"
+
+    def __init__(self, workers: int | None = None, max_pending: int | None = None, retries: int = 2) -> None:
+        self.workers = workers or default_workers()
+        self.retries = retries
+        self.stats = ExecutorStats()
+        self.gate = PendingGate(max_pending or 4 * self.workers, self.stats)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # forkserver: workers do not inherit the event loop, sqlite handles or model weights
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"))
+
+    async def submit(self, work: Work) -> Any:
+        loop = asyncio.get_running_loop()
+        async with self.gate.slot():
+            for attempt in range(self.retries + 1):
+                pool = self._pool
+                try:
+                    return await loop.run_in_executor(pool, work.fn, *work.args)
+                except BrokenProcessPool:
+                    # one dead worker breaks the whole pool: every task in it is resubmitted
+                    if self._pool is pool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        self._pool = self._new_pool()
+                    if attempt < self.retries:
+                        self.stats.retried += 1
+            raise WorkerLost(f"a worker process died on each of {self.retries + 1} attempts")
+
+    async def evaluate(self, task: Task, code: str) -> Outcome:
+        try:
+            return await self.submit(evaluation_work(task, code))
+        except WorkerLost as err:
+            return lost_outcome(err)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_executor(ray_address: str | None = None, workers: int | None = None, max_pending: int | None = None) -> Any:
+    """The local pool, or (with an address: "local", "auto", "ray://host:port", "host:port") Ray."""
+    # None means the default; 0 must not silently mean it too.
+    for flag, value in (("--workers", workers), ("--max-pending", max_pending)):
+        if value is not None and value < 1:
+            raise EcotError(f"{flag} must be >= 1, got {value}")
+    if not ray_address:
+        return LocalPool(workers, max_pending)
+    from ecot.executors.ray import RayExecutor  # imports ray only now
+
+    return RayExecutor(ray_address, workers=workers, max_pending=max_pending)

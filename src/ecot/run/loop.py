@@ -1,0 +1,269 @@
+"""The execution-grounded multi-turn loop (equation 1 of the paper).
+
+task + routed instructions -> generator -> extracted code -> environment (a real backend, or the world
+model through the same interface) -> observation -> revision, for at most K correction rounds, stopping
+at Pass. Every turn is persisted before the next one starts, so a killed run resumes where it stopped.
+
+An answer cut off by the length limit is not run: it is labelled Truncated and the generator is told
+so. The first answers of a task's samples share one prompt, so they are asked for together
+(`Generator.generate_samples`: one request with `n` where the endpoint takes it). A RunControl may
+stop the run (a spent budget, an endpoint that went away): no new request starts, the trajectories
+left unfinished resume on a rerun.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+from ecot.run import observation
+from ecot.generators.base import Generation, Generator
+from ecot.generators.endpoint import EndpointDownError
+from ecot.core.outcome import Outcome, no_code, truncated
+from ecot.run.progress import LiveCounters
+from ecot.run.router import first_messages
+from ecot.run.control import BudgetExhausted, RunControl
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL, Message, Trajectory, Turn
+
+log = logging.getLogger(__name__)
+
+
+class Environment(Protocol):
+    source: str  # "real", or "icwm:<model>" for the world model
+
+    async def observe(self, task: Task, code: str) -> Outcome: ...
+
+
+class RealEnvironment:
+    """Real toolchains, run by an executor (the local pool, or Ray)."""
+
+    source = REAL
+
+    def __init__(self, executor: Any) -> None:
+        self.executor = executor
+
+    async def observe(self, task: Task, code: str) -> Outcome:
+        return await self.executor.evaluate(task, code)
+
+
+class TrajectoryStoreLike(Protocol):
+    def trajectory(self, run_id: int, task_id: str, domain: str, sample: int, prompt_messages: list[Message], provenance: dict[str, Any]) -> Trajectory: ...
+    def append_turn(self, trajectory: Trajectory, turn: Turn) -> None: ...
+    def finish(self, trajectory: Trajectory, status: str) -> None: ...
+    def is_finished(self, run_id: int, task_id: str, sample: int) -> bool: ...
+    def started(self, run_id: int) -> set[tuple[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    max_rounds: int = 4  # K correction rounds after the first attempt
+    infra_retries: int = 2  # re-runs of an evaluation that failed for harness reasons
+    max_in_flight: int = 64  # trajectories advancing concurrently
+    system_prompt: str | None = None  # replaces the routed system message (see router.first_messages)
+
+
+@dataclass
+class RunSummary:
+    statuses: Counter[str] = field(default_factory=Counter)
+    turns: int = 0
+    labels: Counter[str] = field(default_factory=Counter)
+    generator_errors: list[str] = field(default_factory=list)
+    harness_errors: list[str] = field(default_factory=list)  # trajectories ended by Infra_Error: task#sample: why
+    stop_reason: str | None = None  # why the run stopped early (a budget, the endpoint); None when it did not
+
+    def add(self, status: str, new_turns: Sequence[Turn]) -> None:
+        self.statuses[status] += 1
+        self.turns += len(new_turns)
+        self.labels.update(t.outcome.label for t in new_turns)
+
+
+def conversation(prompt: list[Message], turns: Sequence[Turn], task: Task) -> list[Message]:
+    """Rebuild the chat from stored turns: each answer followed by its observation."""
+    messages = list(prompt)
+    for turn in turns:
+        messages.append({"role": "assistant", "content": turn.raw})
+        messages.append({"role": "user", "content": observation.render(turn.outcome, task)})
+    return messages
+
+
+class FirstTurns:
+    """The first answers of one task's fresh samples, asked for together when the first of them needs its own.
+
+    They share the prompt, so one `generate_samples` call (one request with `n` on endpoints that take
+    it) serves them all; each trajectory still waits for its answer in its own in-flight slot.
+    """
+
+    def __init__(self, generator: Generator, task: Task, samples: list[int], counters: LiveCounters) -> None:
+        self.generator, self.task, self.samples, self.counters = generator, task, samples, counters
+        self._pending: asyncio.Future[list[Generation]] | None = None
+
+    @property
+    def asked(self) -> bool:
+        """Whether the shared request has gone out (its answers are paid for: each is taken, even past a budget)."""
+        return self._pending is not None
+
+    async def answer(self, messages: list[Message], sample: int) -> Generation:
+        if self._pending is None:
+            self.counters.request_started()
+            self._pending = asyncio.ensure_future(self.generator.generate_samples(messages, self.task, self.samples))
+            self._pending.add_done_callback(lambda _: self.counters.request_ended())
+        results = await asyncio.shield(self._pending)
+        return results[self.samples.index(sample)]
+
+
+class SynthesisLoop:
+    def __init__(
+        self,
+        generator: Generator,
+        environment: Environment,
+        store: TrajectoryStoreLike,
+        settings: LoopSettings,
+        control: RunControl | None = None,
+        counters: LiveCounters | None = None,
+    ) -> None:
+        self.generator = generator
+        self.environment = environment
+        self.store = store
+        self.settings = settings
+        self.control = control or RunControl()
+        self.counters = counters or LiveCounters()
+
+    def provenance(self) -> dict[str, Any]:
+        return {**self.generator.provenance(), "environment": self.environment.source, "max_rounds": self.settings.max_rounds}
+
+    async def run(self, run_id: int, tasks: Sequence[Task], samples: int = 1, on_done: Callable[[str], None] | None = None) -> RunSummary:
+        summary = RunSummary()
+        gate = asyncio.Semaphore(self.settings.max_in_flight)
+        started = self.store.started(run_id) if samples > 1 else set()
+        self.counters.total = self.counters.total or len(tasks) * samples  # a caller may have set it before
+
+        async def one(task: Task, sample: int, first: FirstTurns | None) -> None:
+            async with gate:
+                status, new_turns = await self.run_trajectory(run_id, task, sample, summary, first)
+            summary.add(status, new_turns)
+            if status == "error" and new_turns:
+                summary.harness_errors.append(f"{task.id}#{sample}: {new_turns[-1].outcome.diagnostic}")
+            self.counters.trajectory_ended()
+            if on_done:
+                on_done(status)
+
+        jobs = []
+        for task in tasks:
+            fresh = [s for s in range(samples) if (task.id, s) not in started]
+            first = FirstTurns(self.generator, task, fresh, self.counters) if len(fresh) > 1 else None
+            jobs += [one(task, s, first if s in fresh else None) for s in range(samples)]
+        await asyncio.gather(*jobs)
+        if summary.statuses["stopped"]:  # a budget spent by the very last turn stopped nothing
+            summary.stop_reason = self.control.stop_reason
+        return summary
+
+    async def run_trajectory(
+        self, run_id: int, task: Task, sample: int, summary: RunSummary | None = None, first: FirstTurns | None = None
+    ) -> tuple[str, list[Turn]]:
+        """Advance one trajectory to its end; returns (status, turns added now)."""
+        if self.store.is_finished(run_id, task.id, sample):
+            return "skipped", []
+        prompt = first_messages(task, self.settings.system_prompt)
+        traj = self.store.trajectory(run_id, task.id, task.domain, sample, prompt, self.provenance())
+        added: list[Turn] = []
+        while (status := self._status(traj)) is None:
+            messages = conversation(traj.prompt_messages, traj.turns, task)
+            try:
+                if not (first is not None and first.asked and not traj.turns):
+                    self.control.check()
+                turn = await self._turn(task, sample, messages, traj.turns, first)
+            except BudgetExhausted:
+                return "stopped", added  # left unfinished: a rerun (with budget left) resumes it
+            except EndpointDownError as err:  # the breaker said it once, in the log; stop the others quietly
+                self.control.stop(str(err))
+                return "stopped", added
+            except Exception as err:  # noqa: BLE001 - an endpoint failure must not stop other trajectories
+                log.warning("generator failed on %s sample %d: %s", task.id, sample, err)
+                if summary is not None:
+                    summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {err}")
+                return "generator_error", added  # left unfinished: a rerun retries it
+            self.store.append_turn(traj, turn)
+            self.control.charge(turn.usage)
+            self.counters.turn_stored(turn.outcome.label, turn.usage)
+            added.append(turn)
+            await self._after_turn(traj, turn, task)
+        self.store.finish(traj, status)
+        return status, added
+
+    def _status(self, traj: Trajectory) -> str | None:
+        final = traj.final
+        if final is None:
+            return None
+        if final.outcome.passed:
+            return "passed"
+        if final.outcome.is_infra:
+            return "error"  # the harness kept failing; the code is not blamed and no revision is asked
+        if len(traj.turns) > self.settings.max_rounds:
+            return "failed"
+        return None
+
+    async def _generate(
+        self, task: Task, sample: int, messages: list[Message], turns: Sequence[Turn], first: FirstTurns | None
+    ) -> Generation:
+        if first is not None and not turns:
+            return await first.answer(messages, sample)
+        self.counters.request_started()
+        try:
+            return await self.generator.generate(messages, task, turns, sample)
+        finally:
+            self.counters.request_ended()
+
+    async def _turn(
+        self, task: Task, sample: int, messages: list[Message], turns: Sequence[Turn], first: FirstTurns | None = None
+    ) -> Turn:
+        start = time.monotonic()
+        generation = await self._generate(task, sample, messages, turns, first)
+        gen_s = time.monotonic() - start
+        source = self.environment.source
+        code = None if generation.truncated else generation.code  # an incomplete answer is never run
+        if generation.truncated:
+            outcome = truncated(generation.usage.get("completion_tokens"))
+        elif code is None:
+            outcome = no_code()
+        else:
+            outcome, source = await self._observe(task, code)
+        return Turn(
+            index=len(turns),
+            reasoning=generation.reasoning,
+            code=code,
+            raw=generation.raw,
+            outcome=outcome,
+            observation_source=source,
+            usage=dict(generation.usage),
+            gen_s=round(gen_s, 4),
+            finish_reason=generation.finish_reason,
+            reasoning_content=generation.reasoning_content,
+        )
+
+    async def _observe(self, task: Task, code: str) -> tuple[Outcome, str]:
+        outcome, source = await self._observe_once(task, code)
+        for attempt in range(self.settings.infra_retries):
+            if not outcome.is_infra:
+                break
+            log.info("infra failure on %s (attempt %d): %s", task.id, attempt + 1, outcome.diagnostic)
+            outcome, source = await self._observe_once(task, code)
+        return outcome, source
+
+    async def _observe_once(self, task: Task, code: str) -> tuple[Outcome, str]:
+        # A world-model environment names the source of each observation: a predicted Pass is
+        # re-run for real (equation 3 with verification), and that observation is then "real".
+        sourced = getattr(self.environment, "observe_sourced", None)
+        if sourced is not None:
+            return await sourced(task, code)  # type: ignore[no-any-return]
+        return await self.environment.observe(task, code), self.environment.source
+
+    async def _after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
+        """Let a world-model environment audit the stored turn against real execution."""
+        hook = getattr(self.environment, "after_turn", None)
+        if hook is not None:
+            await hook(traj, turn, task)

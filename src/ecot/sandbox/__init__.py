@@ -1,0 +1,29 @@
+"""The one sandboxed runner every backend uses for untrusted work (see runner.py and docs/sandbox.md).
+
+Host side only: the code that runs inside the sandbox, trusted, lives in ecot.sandboxed."""
+
+from ecot.sandbox.runner import (
+    ExecResult,
+    SandboxError,
+    Step,
+    bwrap_available,
+    read_job_file,
+    run,
+    run_steps,
+    warn_unisolated_once,
+    workdir,
+    write_files,
+)
+
+__all__ = [
+    "ExecResult",
+    "SandboxError",
+    "Step",
+    "bwrap_available",
+    "read_job_file",
+    "run",
+    "run_steps",
+    "warn_unisolated_once",
+    "workdir",
+    "write_files",
+]

@@ -1,0 +1,249 @@
+"""The one sandboxed runner every backend uses for untrusted work.
+
+Isolation: bubblewrap (no network, read-only system, a private writable work dir, no home, a clean
+environment, a private PID namespace so a timeout ends every descendant). Limits: CPU time, wall time,
+address space, file size, process count (rlimits) and a cap on captured output. As root, candidates
+run under a throw-away unprivileged uid, so the process limit binds and root's files stay closed.
+Without bubblewrap the runner warns once and keeps the limits only.
+
+Speed: starting a bubblewrap sandbox costs a few milliseconds, as much as a small simulation. Jobs
+that need no /proc therefore run in one long-lived sandbox per process, whose supervisor (PID 1 in
+there) ends every leftover process and empties /tmp after each job. Jobs that need /proc or extra
+read-only paths get a fresh sandbox each.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from ecot.sandboxed import supervisor as _supervisor
+from ecot.sandbox.isolation import (
+    BASE_PATH,
+    READ_ONLY_REST,
+    chown_tree,
+    kill_uid,
+    private_mounts,
+    read_job_file,
+    ro_system_args,
+    sandbox_uid,
+    user_process_count,
+    work_root,
+)
+from ecot.sandbox.server import (
+    MIN_SERVER_MEMORY_MB,
+    new_served_dir,
+    server_for,
+    shared_root,
+)
+from ecot.core.task import Limits
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ExecResult", "SandboxError", "Step", "read_job_file", "run", "run_steps", "workdir", "write_files"]
+
+_warned = threading.Event()
+_bwrap_cache: list[bool] = []
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not the program inside it)."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    output_overflow: bool
+    wall_s: float
+    isolated: bool
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the program, if any (also through a shell's 128+N convention)."""
+        code = self.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return -code
+        if self.isolated and 128 < code < 128 + 65:
+            return code - 128
+        return None
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.output_overflow
+
+    @property
+    def output(self) -> str:
+        return self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr
+
+
+def bwrap_available() -> bool:
+    if os.environ.get("ECOT_SANDBOX") == "rlimits":
+        return False
+    if not _bwrap_cache:
+        exe = shutil.which("bwrap")
+        ok = False
+        if exe:
+            probe = subprocess.run(
+                [exe, "--unshare-all", "--die-with-parent", *ro_system_args(), "true"], capture_output=True, timeout=20
+            )
+            ok = probe.returncode == 0
+        _bwrap_cache.append(ok)
+    return _bwrap_cache[0]
+
+
+def warn_unisolated_once() -> None:
+    if not _warned.is_set():
+        _warned.set()
+        log.warning(
+            "bubblewrap (bwrap) is unavailable or disabled: candidates run with resource limits only, "
+            "without network or file-system isolation. Install bubblewrap for real isolation."
+        )
+
+
+@contextmanager
+def workdir(prefix: str = "ecot-") -> Iterator[Path]:
+    """A private scratch folder for one evaluation, removed afterwards whatever happens."""
+    if bwrap_available():
+        path = new_served_dir(prefix)
+    else:
+        base = work_root()
+        base.mkdir(parents=True, exist_ok=True)
+        path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> None:
+    for name, text in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a sandboxed pipeline.
+
+    feeds: files delivered through named pipes in the work dir, readable once (opening one again
+    blocks), so a program cannot re-read e.g. a testbench holding a secret. feed_files: pipe name ->
+    a file an earlier step wrote, moved into a read-once pipe for this step.
+    """
+
+    argv: Sequence[str]
+    feeds: Mapping[str, bytes] = field(default_factory=dict)
+    feed_files: Mapping[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
+
+
+def run(
+    argv: Sequence[str],
+    cwd: Path,
+    limits: Limits,
+    *,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    ro_paths: Sequence[str] = (),
+    proc_fs: bool = False,
+    feeds: Mapping[str, bytes] | None = None,
+) -> ExecResult:
+    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds)."""
+    step = Step(argv, feeds or {}, stdin=stdin)
+    return run_steps([step], cwd, limits, env=env, ro_paths=ro_paths, proc_fs=proc_fs)[0]
+
+
+def run_steps(
+    steps: Sequence[Step],
+    cwd: Path,
+    limits: Limits,
+    *,
+    env: Mapping[str, str] | None = None,
+    ro_paths: Sequence[str] = (),
+    proc_fs: bool = False,
+) -> list[ExecResult]:
+    """Run steps in order in one sandbox, stopping after the first that fails; one result per step run.
+
+    proc_fs=True mounts /proc (some toolchains need it) at the price of a fresh sandbox per call.
+    """
+    cwd = Path(cwd).resolve()
+    isolated = bwrap_available()
+    if not isolated:
+        warn_unisolated_once()
+    environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
+    jobs = [_job(step, cwd, environment, limits) for step in steps]
+    served = isolated and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
+    if served and cwd.is_relative_to(shared_root()):
+        reply = server_for(limits, proc_fs).run(jobs)
+    else:
+        reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
+    if "error" in reply:
+        raise SandboxError(reply["error"])
+    return [_result(r, isolated) for r in reply["results"]]
+
+
+def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str, Any]:
+    return {
+        "argv": list(step.argv),
+        "cwd": str(cwd),
+        "env": env,
+        "limits": limits.to_dict(),
+        "stdin": base64.b64encode(step.stdin).decode() if step.stdin is not None else None,
+        "feeds": {name: base64.b64encode(data).decode() for name, data in step.feeds.items()},
+        "feed_files": dict(step.feed_files),
+    }
+
+
+def _result(raw: dict[str, Any], isolated: bool) -> ExecResult:
+    return ExecResult(
+        returncode=raw["returncode"],
+        stdout=base64.b64decode(raw["stdout"]).decode("utf-8", "replace"),
+        stderr=base64.b64decode(raw["stderr"]).decode("utf-8", "replace"),
+        timed_out=raw["timed_out"],
+        output_overflow=raw["output_overflow"],
+        wall_s=raw["wall_s"],
+        isolated=isolated,
+    )
+
+
+def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: Sequence[str], proc_fs: bool) -> dict[str, Any]:
+    """A fresh sandbox per step (or only rlimits, without bubblewrap)."""
+    uid = sandbox_uid()
+    if uid is not None:
+        chown_tree(cwd, uid)
+    prefix: list[str] = []
+    if isolated:
+        # the private /tmp comes first: anything bound later may live under /tmp (a checkout, a venv)
+        prefix = ["bwrap", "--unshare-all", "--die-with-parent", *ro_system_args(), *private_mounts()]
+        for path in ro_paths:
+            if os.path.exists(path):
+                prefix += ["--ro-bind", path, path]
+        prefix += ["--proc", "/proc"] if proc_fs else []
+        prefix += ["--bind", str(cwd), str(cwd), *READ_ONLY_REST, "--chdir", str(cwd), "--clearenv"]
+        for key, value in jobs[0]["env"].items():
+            prefix += ["--setenv", key, value]
+    elif uid is None:
+        jobs = [{**job, "limits": {**job["limits"], "procs": user_process_count() + job["limits"]["procs"]}} for job in jobs]
+    jobs = [{**job, "argv": prefix + job["argv"]} for job in jobs]
+    try:
+        return {"results": _supervisor.run_jobs(jobs, uid)}
+    finally:
+        if uid is not None and not isolated:
+            kill_uid(uid)
+
+

@@ -1,0 +1,228 @@
+"""Warm sandboxed Python interpreters, for backends whose toolchain is a slow-to-import library.
+
+    runner = warm_python(("cadquery",))          # one per process and preload set, started lazily
+    with sandbox.workdir() as work:
+        result = runner.run(work, HARNESS_SOURCE, limits, feeds={"candidate.py": code.encode()})
+
+Each job is Python source run as __main__ in a fresh fork of an interpreter that imported the
+preload modules once (see _zygote.py), inside bubblewrap with the same isolation as every other job:
+no network, read-only system and virtualenv, private /tmp, its own work dir, rlimits per job, and a
+wall limit after which the job's whole process group dies. A zygote that dies or hangs is replaced;
+the job is reported as a SandboxError (an infrastructure failure, never the candidate's fault).
+Without bubblewrap the zygote runs unisolated, like the one-shot fallback.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import functools
+import os
+import select
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ecot.sandboxed import supervisor as _supervisor
+from ecot.sandbox.isolation import (
+    BASE_PATH,
+    READ_ONLY_REST,
+    chown_tree,
+    private_mounts,
+    ro_system_args,
+    sandbox_uid,
+    source_mounts,
+    user_process_count,
+    work_root,
+)
+from ecot.sandbox.runner import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
+from ecot.sandbox.server import INNER_ROOT, shared_root, warn_shared_workdirs_once
+from ecot.core.task import Limits
+
+ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
+STARTUP_S = 180.0
+
+
+class WarmPython:
+    def __init__(self, preload: Sequence[str]) -> None:
+        self.preload = tuple(preload)
+        self.isolated = bwrap_available()
+        if not self.isolated:
+            warn_unisolated_once()
+        self.root = shared_root()
+        self.uid = sandbox_uid()
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._home: str | None = None  # the unisolated interpreter's scratch home
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    def _command(self) -> list[str]:
+        src = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
+        python, mounts, site_dirs = self._interpreter()
+        boot = (
+            f"import sys, site; sys.path.insert(0, {src!r}); [site.addsitedir(d) for d in {site_dirs!r}]; "
+            f"from ecot.sandboxed.zygote import main; main({list(self.preload)!r}, {self.uid is not None}, "
+            f"{INNER_ROOT if self.isolated else None!r})"
+        )
+        command = [python, "-I", *(["-S"] if site_dirs else []), "-c", boot]
+        if not self.isolated:
+            return command
+        # the private /tmp comes first: the checkout or the venv bound next may live under /tmp
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts()]
+        for path in sorted(set(mounts)):
+            args += ["--ro-bind", path, path]
+        # ecot without its bundled suites; /proc for the interpreter, each job gets one of its own (_zygote)
+        args += [*source_mounts(), "--proc", "/proc", "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
+        args += ["--chdir", INNER_ROOT, "--clearenv"]
+        for key, value in self._environment("/tmp").items():
+            args += ["--setenv", key, value]
+        return args + command
+
+    def _environment(self, home: str) -> dict[str, str]:
+        """The interpreter's environment: nothing of ours (no secrets), a writable home and cache."""
+        return {"PATH": BASE_PATH, "HOME": home, "XDG_CACHE_HOME": home, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+
+    def _interpreter(self) -> tuple[str, list[str], list[str]]:
+        """(python, folders to mount read-only, site folders to add). Ours, if the sandbox's uid can
+        reach it; else (ours lives in a closed home, e.g. /root) the system Python of the same version
+        reading our virtualenv's site-packages, which it can reach."""
+        prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
+        if self.uid is None or all(_reachable(p) for p in prefixes):
+            return sys.executable, prefixes, []
+        system = "/usr/bin/python3"
+        sites = sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+        if os.path.exists(system) and _version(system) == tuple(sys.version_info[:2]) and all(map(_reachable, sites)):
+            return system, sites, sites
+        raise SandboxError(f"no Python the sandbox user can reach: {prefixes[-1]} is in a closed folder")
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        uid = self.uid
+        procs = ZYGOTE_PROCS if uid is not None else user_process_count() + ZYGOTE_PROCS
+
+        def ceilings() -> None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+
+        env = None
+        if not self.isolated:
+            home = self._home = tempfile.mkdtemp(prefix="ecot-home-", dir=work_root())
+            if uid is not None:
+                os.chown(home, uid, uid)
+            env = self._environment(home)
+        proc = subprocess.Popen(
+            self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=ceilings, start_new_session=True, env=env
+        )
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], STARTUP_S)
+        hello = _supervisor.read_message(proc.stdout) if ready else None
+        if not hello or "ready" not in hello:
+            proc.kill()
+            proc.wait()
+            raise SandboxError(f"the warm Python for {self.preload} did not start (exit {proc.poll()})")
+        if self.isolated and not hello.get("contained"):
+            warn_shared_workdirs_once()
+        return proc
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
+
+    # -- jobs ------------------------------------------------------------------------------------------
+    def run(
+        self,
+        cwd: Path,
+        code: str,
+        limits: Limits,
+        *,
+        argv: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        feeds: Mapping[str, bytes] | None = None,
+        filename: str = "<job>",
+    ) -> ExecResult:
+        """Run `code` as __main__ in a fresh fork, with cwd (a sandbox.workdir()) as its work dir."""
+        cwd = Path(cwd).resolve()
+        if self.isolated and not cwd.is_relative_to(self.root):
+            raise SandboxError(f"{cwd} is not a sandbox.workdir() folder")
+        inner = f"{INNER_ROOT}/{cwd.relative_to(self.root)}" if self.isolated else str(cwd)
+        job: dict[str, Any] = {
+            "code": code,
+            "filename": filename,
+            "argv": [filename, *argv],
+            "cwd": inner,
+            "env": {"PATH": BASE_PATH, "HOME": inner, "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})},
+            "limits": limits.to_dict(),
+            "feeds": {name: base64.b64encode(data).decode() for name, data in (feeds or {}).items()},
+        }
+        if self.uid is not None:
+            chown_tree(cwd, self.uid)
+        reply = self._exchange(job, limits.wall_s + 30)
+        if "error" in reply:
+            raise SandboxError(reply["error"])
+        return _result(reply["results"][0], self.isolated)
+
+    def _exchange(self, job: dict[str, Any], deadline: float) -> dict[str, Any]:
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self.close()
+                self._proc = self._start()
+            proc = self._proc
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                _supervisor.write_message(proc.stdin, {"job": job})
+                ready, _, _ = select.select([proc.stdout], [], [], deadline)
+                reply = _supervisor.read_message(proc.stdout) if ready else None
+            except (BrokenPipeError, OSError):
+                reply = None
+            if reply is None:
+                self.close()
+                return {"error": "the warm Python died or hung; it will be restarted"}
+            return reply
+
+
+def _reachable(path: str) -> bool:
+    """Whether a user who is neither owner nor group can reach path (every folder above is o+x)."""
+    parts = Path(path).resolve().parts
+    return all(os.stat(Path(*parts[: i + 1])).st_mode & 0o001 for i in range(1, len(parts)))
+
+
+@functools.lru_cache(maxsize=None)
+def _version(python: str) -> tuple[int, ...]:
+    out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True)
+    return tuple(int(x) for x in out.stdout.split())
+
+
+_runners: dict[tuple[int, tuple[str, ...]], WarmPython] = {}
+_runners_lock = threading.Lock()
+
+
+def warm_python(preload: Sequence[str]) -> WarmPython:
+    """This process's warm interpreter for the preload set (started on first use)."""
+    key = (os.getpid(), tuple(preload))
+    with _runners_lock:
+        runner = _runners.get(key)
+        if runner is None:
+            runner = _runners[key] = WarmPython(preload)
+        return runner
+
+
+@atexit.register
+def _close_all() -> None:
+    for key in [k for k in _runners if k[0] == os.getpid()]:
+        _runners.pop(key).close()

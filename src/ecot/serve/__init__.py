@@ -1,0 +1,1 @@
+"""An OpenAI-compatible server (embedded model or replayed answers) for tests, benchmarks and demos."""

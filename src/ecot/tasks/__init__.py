@@ -1,0 +1,1 @@
+"""Task suites: loading and validating them, replay suites."""

@@ -1,0 +1,214 @@
+"""Reading and writing task suites: a folder per task (task.toml + bundle files) or JSONL.
+
+On-disk folder form (see docs/task-format.md):
+
+    suite/
+      <task-name>/
+        task.toml        id, domain, prompt (or prompt_file), reference_file, [options], [limits], tags
+        <bundle files>   everything else in the folder, by relative path
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ecot.core.errors import TaskFormatError
+from ecot.core.task import Limits, Task
+
+TASK_FILE = "task.toml"
+MAX_BUNDLE_FILE_BYTES = 4 * 1024 * 1024
+
+
+class LimitsModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    wall_s: float = Field(default=Limits.wall_s, gt=0, le=3600)
+    cpu_s: float = Field(default=Limits.cpu_s, gt=0, le=3600)
+    memory_mb: int = Field(default=Limits.memory_mb, ge=16, le=65536)
+    output_kb: int = Field(default=Limits.output_kb, ge=1, le=1024 * 1024)
+    file_mb: int = Field(default=Limits.file_mb, ge=1, le=65536)
+    procs: int = Field(default=Limits.procs, ge=1, le=4096)
+    disk_mb: int = Field(default=Limits.disk_mb, ge=1, le=65536)
+
+
+class TaskModel(BaseModel):
+    """The validated edge form of a task (JSONL line, or task.toml plus its files)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.\-/]+$")
+    domain: str = Field(min_length=1, pattern=r"^[a-z][a-z0-9_]*$")
+    prompt: str = Field(min_length=1)
+    files: dict[str, str] = Field(default_factory=dict)
+    reference: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    limits: LimitsModel = Field(default_factory=LimitsModel)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("files")
+    @classmethod
+    def _safe_paths(cls, files: dict[str, str]) -> dict[str, str]:
+        for name in files:
+            parts = Path(name).parts
+            if not parts or Path(name).is_absolute() or ".." in parts:
+                raise ValueError(f"bundle file name {name!r} must be a relative path inside the task")
+        return files
+
+    def to_task(self) -> Task:
+        return Task(
+            id=self.id,
+            domain=self.domain,
+            prompt=self.prompt,
+            files=self.files,
+            reference=self.reference,
+            options=self.options,
+            limits=Limits(**self.limits.model_dump()),
+            tags=tuple(self.tags),
+        )
+
+
+def _describe(err: ValidationError) -> str:
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    more = f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else ""
+    return f"field '{field}': {first['msg']}{more}"
+
+
+def parse_task(data: Any, where: str) -> Task:
+    if not isinstance(data, dict):
+        raise TaskFormatError(where, f"expected an object, got {type(data).__name__}")
+    try:
+        return TaskModel.model_validate(data).to_task()
+    except ValidationError as err:
+        raise TaskFormatError(where, _describe(err)) from None
+
+
+def _read_text(path: Path, where: str) -> str:
+    if path.stat().st_size > MAX_BUNDLE_FILE_BYTES:
+        raise TaskFormatError(where, f"file {path.name} is larger than {MAX_BUNDLE_FILE_BYTES} bytes")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TaskFormatError(where, f"file {path.name} is not UTF-8 text") from None
+
+
+def load_task_dir(folder: Path) -> Task:
+    meta_path = folder / TASK_FILE
+    where = str(meta_path)
+    try:
+        meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskFormatError(str(folder), f"missing {TASK_FILE}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise TaskFormatError(where, f"invalid TOML: {err}") from None
+    meta.setdefault("id", folder.name)
+    consumed = {TASK_FILE}
+    for key, target in (("prompt_file", "prompt"), ("reference_file", "reference")):
+        if key in meta:
+            name = meta.pop(key)
+            if target in meta:
+                raise TaskFormatError(where, f"field '{key}': give either {key} or {target}, not both")
+            source = folder / str(name)
+            if not source.is_file():
+                raise TaskFormatError(where, f"field '{key}': file {name!r} does not exist")
+            meta[target] = _read_text(source, where)
+            consumed.add(str(Path(str(name))))
+    files = {
+        str(p.relative_to(folder)): _read_text(p, where)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and str(p.relative_to(folder)) not in consumed and "__pycache__" not in p.parts
+    }
+    meta["files"] = {**files, **meta.get("files", {})}
+    return parse_task(meta, where)
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, value) for each non-blank line; bad JSON names the file and line."""
+    number = 0
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{number}"
+                try:
+                    yield where, json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
+    except UnicodeDecodeError:  # a binary file (a store, a Parquet file) given where a JSONL suite goes
+        raise TaskFormatError(f"{path}:{number + 1}", "not UTF-8 text (expected JSON lines)") from None
+
+
+def load_jsonl(path: Path) -> Iterator[Task]:
+    for where, data in read_jsonl(path):
+        yield parse_task(data, where)
+
+
+def load_suite(path: Path) -> list[Task]:
+    """Load tasks from a JSONL file, a single task folder, or a folder of task folders."""
+    path = Path(path)
+    if not path.exists():
+        raise TaskFormatError(str(path), "no such file or folder")
+    if path.is_file():
+        tasks = list(load_jsonl(path))
+    elif (path / TASK_FILE).is_file():
+        tasks = [load_task_dir(path)]
+    else:
+        folders = sorted(p.parent for p in path.rglob(TASK_FILE))
+        tasks = [load_task_dir(folder) for folder in folders]
+    if not tasks:
+        raise TaskFormatError(str(path), "no tasks found (expected task.toml folders or a .jsonl file)")
+    check_unique_ids(tasks, str(path))
+    return tasks
+
+
+def check_unique_ids(tasks: Iterable[Task], where: str) -> None:
+    seen: set[str] = set()
+    for task in tasks:
+        if task.id in seen:
+            raise TaskFormatError(where, f"duplicate task id {task.id!r}")
+        seen.add(task.id)
+
+
+def write_jsonl(tasks: Iterable[Task], path: Path) -> int:
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for task in tasks:
+            handle.write(json.dumps(task.to_dict(), ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def write_task_dir(task: Task, folder: Path, reference_name: str = "reference.txt") -> None:
+    """Write one task in folder form; the reference goes to its own file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in task.files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    meta: dict[str, Any] = {"id": task.id, "domain": task.domain, "prompt": task.prompt}
+    if task.reference is not None:
+        (folder / reference_name).write_text(task.reference, encoding="utf-8")
+        meta["reference_file"] = reference_name
+    if task.tags:
+        meta["tags"] = list(task.tags)
+    if task.options:
+        meta["options"] = dict(task.options)
+    meta["limits"] = task.limits.to_dict()
+    (folder / TASK_FILE).write_text(tomli_w.dumps(meta), encoding="utf-8")
+
+
+DOMAINS_ROOT = Path(__file__).resolve().parents[1] / "domains"
+
+
+def bundled_suite_path(domain: str) -> Path:
+    """A domain's bundled suite: the `suite` folder of its package."""
+    return DOMAINS_ROOT / domain / "suite"
+
+
+def bundled_domains() -> list[str]:
+    return sorted(p.parent.name for p in DOMAINS_ROOT.glob("*/suite") if p.is_dir() and any(p.rglob(TASK_FILE)))
