@@ -21,6 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log", action="store_true", help="also print the full (truncated) log")
 
 
+def late_operands(args: argparse.Namespace, extra: list[str]) -> bool:
+    """FILE given after an option (`ecot check SUITE --task-id ID FILE`) is still the candidate."""
+    if args.candidate is None and len(extra) == 1 and not extra[0].startswith("-"):
+        args.candidate = extra[0]
+        return True
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     from ecot.backends import get_backend
     from ecot.cli.common import find_task, outcome_json, print_outcome

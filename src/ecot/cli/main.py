@@ -38,13 +38,18 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(command)
-        command.set_defaults(_run=module.run)
+        command.set_defaults(_run=module.run, _late_operands=getattr(module, "late_operands", None))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # argparse hands out every positional at its first run of them: an operand after an option
+    # (`check SUITE --task-id ID FILE`) comes back unparsed; a subcommand may claim it.
+    late = getattr(args, "_late_operands", None)
+    if extra and not (late is not None and late(args, extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "_run", None):
         parser.print_help()
