@@ -147,6 +147,7 @@ class Metric:
     unit: str  # "%", "x", "score", "count"
     source: str  # the benchmark that defines it
     fn: Callable[[Verdicts], float | None]
+    speed: bool = False  # None means "not measured here": one such task leaves the whole group unmeasured
 
 
 def _pass_k(k: int) -> Metric:
@@ -163,10 +164,10 @@ RTL = (
     Metric("archx_n", "count", "ArchXBench", archx_n),
     Metric("archx_t", "%", "ArchXBench", archx_t),
 )
-GPU = tuple(Metric("correct" if p == 0 else f"fast_{p:g}", "%", "KernelBench", gpu_fast(p)) for p in FAST_PS)
+GPU = tuple(Metric("correct" if p == 0 else f"fast_{p:g}", "%", "KernelBench", gpu_fast(p), p > 0) for p in FAST_PS)
 ASM = (
     Metric("acc", "%", "SuperCoder", lambda v: _share([x.passed for x in v])),
-    Metric("spd", "x", "SuperCoder", asm_speedup),
+    Metric("spd", "x", "SuperCoder", asm_speedup, True),
 )
 FIRMWARE = (Metric("main", "%", "EmbedCGen", lambda v: _share([x.passed for x in v])),)
 CAD = (Metric("comp", "%", "CAD-Coder", cad_comp), Metric("iou", "%", "CAD-Coder", cad_iou))

@@ -71,7 +71,7 @@ def compare_panels(report: dict[str, Any]) -> list[Panel]:
                                  [(label, {n: group["metrics"][n][side] for n in names}) for side, label in rows]))
     differ = per_task_rows(report)[:MAX_TASK_BARS]
     diff = Series("B - A", [r[3] for r in differ], [None] * len(differ), [None] * len(differ))
-    panels.append(Panel(f"{HEADLINE} per task, B - A (% points; {len(differ)} tasks that differ)", "%",
+    panels.append(Panel(f"{HEADLINE} per task, B - A (% points; {len(differ)} tasks that differ)", "% points",
                         [r[0] for r in differ], [diff]))
     return panels
 
@@ -126,12 +126,13 @@ def _draw_panel(ax: Any, panel: Panel) -> None:
                   [max(0.0, hi - v) if v is not None and hi is not None else 0.0 for v, hi in zip(series.values, series.high)]]
         colours = COLOURS[i % len(COLOURS)] if len(panel.series) > 1 else ["#5aa469" if v >= 0 else "#c0504d" for v in values]
         bars = ax.bar(xs, values, width, yerr=errors, capsize=2, label=series.name, color=colours, error_kw={"linewidth": 0.8})
-        labels = ["n/m" if v is None else f"{v:.1f}" for v in series.values]
+        labels = ["n/a" if v is None else f"{v:.1f}" for v in series.values]
         if len(panel.categories) <= 12:
             ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
     ax.set_xticks(range(len(panel.categories)), panel.categories, rotation=30 if len(panel.categories) > 4 else 0,
                   ha="right" if len(panel.categories) > 4 else "center", fontsize=7)
-    if panel.unit == "%" and all(v is None or v >= 0 for s in panel.series for v in s.values):
+    ax.set_xlim(-0.6, max(len(panel.categories), 3) - 0.4)  # a lone category keeps narrow bars
+    if panel.unit == "%":
         ax.set_ylim(0, 105)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_ylabel(panel.unit)

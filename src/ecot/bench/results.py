@@ -99,8 +99,8 @@ class BenchRun:
         found: dict[str, TaskRound] = {}
         for task_id in self.tasks:
             entry = found[task_id] = TaskRound()
-            if task_id in self.skipped:
-                entry.not_run.append(self.skipped[task_id])
+            if task_id in self.skipped:  # none of its samples was asked for
+                entry.not_run += [self.skipped[task_id]] * int(self.config.get("samples", 1))
                 continue
             records = self.samples.get(task_id, [])
             entry.pending = max(0, int(self.config.get("samples", 1)) - len(records))

@@ -22,6 +22,7 @@ from typing import Any
 
 from ecot.bench.decontam import prompt_digest
 from ecot.bench.results import BENCH, TaskInfo
+from ecot.errors import EcotError
 from ecot.executor import Executor
 from ecot.outcome import Outcome
 from ecot.run_identity import run_config
@@ -87,8 +88,11 @@ async def check_references(pool: Executor, tasks: Sequence[Task]) -> dict[str, s
             outcome = await pool.evaluate(task, task.reference)
         return task.id, outcome
 
-    found = await asyncio.gather(*(one(task) for task in tasks))
-    return {task_id: reference_failure(o) for task_id, o in found if o is not None and not o.passed}
+    found = [(task_id, o) for task_id, o in await asyncio.gather(*(one(task) for task in tasks)) if o is not None]
+    if found and all(o.is_infra for _, o in found):  # a broken harness, not a property of the tasks: record nothing
+        raise EcotError(f"every task's reference got Infra_Error (first: {found[0][0]}: {_first_line(found[0][1].diagnostic)}); "
+                        "the harness or a toolchain is broken on this machine; nothing was stored")
+    return {task_id: reference_failure(o) for task_id, o in found if not o.passed}
 
 
 def reference_failure(outcome: Outcome) -> str:

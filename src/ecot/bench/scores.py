@@ -74,7 +74,7 @@ def bootstrap(values: Sequence[float], seed: int = 0) -> tuple[float, float]:
 
 def aggregate(per_task: dict[str, float | None], metric: M.Metric, samples: int) -> Score:
     values = [v for v in per_task.values() if v is not None]
-    if not values:
+    if not values or (metric.speed and len(values) < len(per_task)):  # a partial speed score would be a guess
         return Score(None, note=_why_none(metric, samples))
     low, high = bootstrap(values)
     return Score(float(np.mean(values)), low, high, len(values))
@@ -85,8 +85,8 @@ def _why_none(metric: M.Metric, samples: int) -> str:
         k = int(metric.name.split("@")[1])
         if samples < k:
             return f"n < k ({samples} samples per task)"
-    if metric.name.startswith("fast_") or metric.name == "spd":
-        return "unmeasured (no speedup was measured on this machine)"
+    if metric.speed:
+        return "unmeasured (a correct sample has no measured speedup on this machine: GPU timing needs a GPU)"
     return "no task could be scored"
 
 
