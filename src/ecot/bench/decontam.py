@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ecot.bench.results import BENCH, bench_runs
+from ecot.errors import EcotError
 from ecot.store import TrajectoryStore
 from ecot.trajectory import Trajectory
 
@@ -88,14 +89,19 @@ def corpus_overlap(corpus: Path, run_config: dict[str, Any]) -> list[str]:
     tasks = run_config[BENCH].get("tasks") or {}
     ids = set(tasks) | {info["source"] for info in tasks.values() if info.get("source")}
     prompts = {info["prompt"] for info in tasks.values() if info.get("prompt")}
+    if not Path(corpus).is_dir():
+        raise EcotError(f"--corpus {corpus} is not a folder (give the folder `ecot export --out` wrote)")
     found: set[str] = set()
     for name in CORPUS_FILES:
         path = Path(corpus) / name
         if not path.is_file():
             continue
         with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
+            for number, line in enumerate(handle, 1):
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise EcotError(f"--corpus {path}:{number}: not JSON ({err.msg}); give an `ecot export` folder") from None
                 messages = row.get("messages") or row.get("prompt") or []
                 if row.get("task_id") in ids or prompt_digest(user_prompt(messages)) in prompts:
                     found.add(str(row.get("task_id")))
