@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     # argparse hands out every positional at its first run of them: an operand after an option
     # (`check SUITE --task-id ID FILE`) comes back unparsed; a subcommand may claim it.
     late = getattr(args, "_late_operands", None)
-    if extra and not (late is not None and late(args, extra)):
+    if extra and late is not None:
+        extra = late(args, extra)
+    if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "_run", None):
