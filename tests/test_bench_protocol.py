@@ -52,3 +52,41 @@ def test_check_takes_the_file_after_task_id(tmp_path: Path, capsys: Any) -> None
         main(["check", str(RTL), "--task-id", task.id, str(candidate), "extra.sv"])
     assert stopped.value.code == 2
     assert "unrecognized arguments: extra.sv" in capsys.readouterr().err
+
+
+BIG_MODEL = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """ReLU over a fixed 4096 x 4096 activation: no size constant the CPU planner could shrink."""
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.slow
+def test_gpu_outputs_over_the_default_file_limit_are_judged_not_infra(tmp_path: Path) -> None:
+    from ecot.errors import ToolMissingError
+    from ecot.task import Task
+
+    try:
+        backend = get_backend("gpu")
+    except ToolMissingError as err:
+        pytest.skip(f"gpu backend unavailable: {err}")
+    task = Task("gpu/big_relu", "gpu", "Write a faster ReLU.", files={"model.py": BIG_MODEL})
+    reference = BIG_MODEL.replace("class Model(", "class ModelNew(")
+    passed = backend.run(task, reference)  # 4 x 64 MB of saved outputs, over the 64 MB default file limit
+    assert passed.label == "Pass", passed.diagnostic
+    assert passed.metrics["cpu_shrink"] == 1 and passed.metrics["cpu_elements"] == 2 * 4096 * 4096
+    wrong = backend.run(task, reference.replace("torch.relu(x)", "x"))  # the verdict reads those outputs
+    assert wrong.label == "Numerical_Mismatch", wrong.diagnostic
