@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         console.print(outcome_table(rows, f"{len(rows)} tasks"))
     passed = sum(o.passed for _, o in rows)
     console.print(f"[bold]{passed}/{len(rows)} Pass[/bold]  ({label_counts(o for _, o in rows)})")
+    not_run = [task.id for task, o in rows if o.is_infra]
+    if not_run:  # the harness or this machine could not judge them: not a verdict on the code
+        shown = ", ".join(not_run[:5]) + (" ..." if len(not_run) > 5 else "")
+        console.print(f"not run here (Infra_Error, not a verdict on the code): {len(not_run)}: {shown}", highlight=False)
     if args.json:
         with args.json.open("w") as handle:
             for task, outcome in rows:
