@@ -12,7 +12,8 @@ from ecot.bench.run import BenchSettings, begin, bench_config
 from ecot.cli.common import console
 from ecot.cli.synth_report import exit_status, print_report
 from ecot.errors import EcotError
-from ecot.executor import make_executor
+from ecot.bench.warm import warm_worker
+from ecot.executor import Work, make_executor
 from ecot.generators.base import Generator
 from ecot.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
 from ecot.progress import LiveCounters, ProgressReporter
@@ -38,16 +39,22 @@ def execute(args: argparse.Namespace, tasks: Sequence[Task], generator: Generato
         environment: Any = RealEnvironment(pool) if world is None else _world_environment(world)
         counters = LiveCounters(total=len(runnable) * settings.samples)
         loop = SynthesisLoop(generator, environment, store, loop_settings, control, counters)
+        warm = [Work(warm_worker, (domain,)) for domain in sorted({t.domain for t in runnable})] * pool.workers
         with ProgressReporter(counters, console, f"bench run {run_id}", args.progress_every) as progress:
-            summary = asyncio.run(_loop(loop, run_id, runnable, settings.samples, lambda _: progress.advance()))
+            summary = asyncio.run(_loop(loop, run_id, runnable, settings.samples, lambda _: progress.advance(), warm))
         print_report(store, run_id, summary, None)
     return run_id, exit_status(summary, control)
 
 
-async def _loop(loop: SynthesisLoop, run_id: int, tasks: Sequence[Task], samples: int, on_done: Any) -> RunSummary:
+async def _loop(loop: SynthesisLoop, run_id: int, tasks: Sequence[Task], samples: int, on_done: Any,
+                warm: list[Work]) -> RunSummary:
+    """The loop, with the workers warmed meanwhile (their start-up overlaps the first requests, not the judging)."""
+    pool = getattr(loop.environment, "executor", None)
+    warming = [asyncio.ensure_future(pool.submit(work)) for work in warm] if pool is not None else []
     try:
         return await loop.run(run_id, tasks, samples, on_done)
     finally:
+        await asyncio.gather(*warming, return_exceptions=True)  # a failed warm-up shows again where it matters
         await loop.generator.aclose()
 
 
