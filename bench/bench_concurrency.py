@@ -67,10 +67,10 @@ def main() -> int:
         with ServerProcess(serve) as server:
             one_run(server.url, folder, args, workers, per_sample=False)  # untimed: imports and caches of this process
             for _ in range(args.repeats):
-                for name in results:
+                for name, ratios in results.items():
                     run = one_run(server.url, folder, args, workers, per_sample=name == "per-sample")
                     ideal = latency + run["backend_s"] / workers
-                    results[name].append(run["wall_s"] / ideal)
+                    ratios.append(run["wall_s"] / ideal)
                     print(json.dumps({"requests": name, **{k: round(v, 3) for k, v in run.items()}, "ideal_s": round(ideal, 3)}))
     total = args.tasks * args.samples
     print(f"\n{total} samples in flight, {workers} backend workers, latency {args.latency_ms} ms, {args.repeats} runs each")

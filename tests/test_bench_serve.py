@@ -64,7 +64,7 @@ def test_kill_9_and_a_server_restart_lose_and_duplicate_nothing(tmp_path_factory
     before = stored(store)
     assert SAMPLES <= len(before) < TASKS * SAMPLES
     with serve(cache) as second:  # the server restarted, on another port
-        done = subprocess.run(command(second.url, store), capture_output=True, text=True, timeout=600)
+        done = subprocess.run(command(second.url, store), capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     after = stored(store)
     assert len(after) == TASKS * SAMPLES and all(turn[0] == 0 for turn in after.values())

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ecot.bench.run import BenchSettings, begin, bench_config
+from ecot.bench.warm import warm_worker
 from ecot.cli.common import console
 from ecot.cli.synth_report import exit_status, print_report
 from ecot.errors import EcotError
-from ecot.bench.warm import warm_worker
 from ecot.executor import Work, make_executor
 from ecot.generators.base import Generator
 from ecot.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
