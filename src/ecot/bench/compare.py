@@ -85,7 +85,7 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
     summary = Table(title=f"A = run {a['run']} ({a['label']})  vs  B = run {b['run']} ({b['label']}): B - A "
                     "paired over the tasks both scored [95% CI]", title_justify="left")
     for column in ("group", "metric", "A", "B", "B - A", "tasks"):
-        summary.add_column(column, justify="left" if column in ("group", "metric") else "right")
+        summary.add_column(column, justify="left" if column in ("group", "metric") else "right", no_wrap=column == "group")
     for group in report["groups"]:
         for metric, row in group["metrics"].items():
             diff = row["difference"]
@@ -98,7 +98,7 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
     tasks = Table(title=f"per task: {HEADLINE} (%) where A and B differ ({len(rows)} of {len(report['tasks'])} tasks)",
                   title_justify="left")
     for column in ("task", "A", "B", "B - A"):
-        tasks.add_column(column, justify="left" if column == "task" else "right")
+        tasks.add_column(column, justify="left" if column == "task" else "right", overflow="fold")
     for task, va, vb, diff in rows if all_tasks else rows[:SHOWN_TASKS]:
         colour = "green" if diff > 0 else "red"
         tasks.add_row(task, f"{va:.1f}", f"{vb:.1f}", f"[{colour}]{diff:+.1f}[/{colour}]")

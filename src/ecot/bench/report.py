@@ -59,20 +59,20 @@ def _fmt(value: float, unit: str) -> str:
 
 
 def tables(report: dict[str, Any]) -> list[Table]:
-    """The pass@k table, one table per domain with its benchmark metrics, and rounds (agentic)."""
+    """The pass@k table, one table per domain and benchmark (as the paper's columns), and rounds (agentic)."""
     groups = report["groups"]
     found = [_table(f"run {report['run']} ({report['label']}): pass@k (%) [95% CI over tasks]",
                     groups, ["pass@1", "pass@5", "pass@10"], with_counts=True)]
-    kinds: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    kinds: dict[tuple[str, str], tuple[list[str], list[dict[str, Any]]]] = {}
     for group in groups:
-        extra = tuple(name for name in group["metrics"] if not name.startswith("pass@"))
-        if extra:
-            kinds.setdefault(extra, []).append(group)
-    for names, members in kinds.items():
-        domain = members[0]["domain"]
-        sources = sorted({by_name(n).source for n in names})
-        units = ", ".join(f"{n} {_unit(members, n)}" for n in names if _unit(members, n) != "%")
-        found.append(_table(f"{domain}: {', '.join(sources)} (%{'; ' + units if units else ''})", members, list(names)))
+        for name in (n for n in group["metrics"] if not n.startswith("pass@")):
+            names, members = kinds.setdefault((group["domain"], by_name(name).source), ([], []))
+            names += [] if name in names else [name]
+            members += [] if group in members else [group]
+    for (domain, source), (names, members) in kinds.items():
+        units = {n: _unit(members, n) for n in names}
+        shown = next(iter(units.values())) if len(set(units.values())) == 1 else ", ".join(f"{n} {u}" for n, u in units.items())
+        found.append(_table(f"{domain}: {source} ({shown})", members, names))
     if report["pass_at_1_by_round"]:
         found.append(_rounds_table(report))
     return found
@@ -80,24 +80,24 @@ def tables(report: dict[str, Any]) -> list[Table]:
 
 def _unit(groups: list[dict[str, Any]], name: str) -> str:
     unit = str(next(g["metrics"][name]["unit"] for g in groups if name in g["metrics"]))
-    return {"score": "0-100", "count": "samples", "x": "x"}.get(unit, unit)
+    return {"score": "score 0-100", "count": "samples", "x": "x"}.get(unit, unit)
 
 
 def _table(title: str, groups: list[dict[str, Any]], names: list[str], with_counts: bool = False) -> Table:
     table = Table(title=title, title_justify="left")
-    table.add_column("group")
+    table.add_column("group", no_wrap=True)
     if with_counts:
-        for column in ("tasks", "samples", "not run here", "pending"):
+        table.caption = "not run: tasks/samples not run here (not model failures)"
+        for column in ("tasks", "samples", "not run"):
             table.add_column(column, justify="right")
     for name in names:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", min_width=len(name))
     for group in groups:
         row = [f"[bold]{group['group']}[/bold]" if group["group"] == OVERALL else group["group"]]
         if with_counts:
             skipped = group["not_run_here"]
             row += [str(group["tasks"]), str(group["samples"]),
-                    f"{skipped['tasks']} tasks / {skipped['samples']} samples" if skipped["tasks"] else "-",
-                    str(group["pending_samples"] or "-")]
+                    f"{skipped['tasks']}/{skipped['samples']}" if skipped["tasks"] else "-"]
         row += [cell(group["metrics"][n], group["metrics"][n]["unit"]) if n in group["metrics"] else "" for n in names]
         table.add_row(*row)
     return table
@@ -106,7 +106,7 @@ def _table(title: str, groups: list[dict[str, Any]], names: list[str], with_coun
 def _rounds_table(report: dict[str, Any]) -> Table:
     rounds = report["pass_at_1_by_round"]
     table = Table(title="agentic: pass@1 (%) after each round of real feedback", title_justify="left")
-    table.add_column("group")
+    table.add_column("group", no_wrap=True)
     for r in rounds:
         table.add_column(f"round {r}", justify="right")
     for group in [g["group"] for g in report["groups"]]:
