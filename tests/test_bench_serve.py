@@ -19,18 +19,18 @@ from ecot.serve import ServerProcess
 
 pytestmark = pytest.mark.slow
 
-TASKS, SAMPLES = 3, 4
+TASKS, SAMPLES = 3, 3
 
 
 def serve(cache: Path) -> ServerProcess:
-    args = ["--mode", "hf", "--device", "cpu", "--threads", "1", "--max-new-tokens", "24", "--latency-ms", "300"]
+    args = ["--mode", "hf", "--device", "cpu", "--threads", "1", "--max-new-tokens", "12", "--latency-ms", "300"]
     return ServerProcess(args, startup_s=300, env={"ECOT_CACHE": str(cache), "HF_HUB_OFFLINE": "1"})
 
 
 def command(url: str, store: Path) -> list[str]:
     return [sys.executable, "-m", "ecot.cli.main", "bench", "run", "--domain", "rtl", "--limit", str(TASKS),
             "--samples", str(SAMPLES), "--generator", "openai", "--base-url", url, "--model", "smollm2",
-            "--temperature", "0.8", "--seed", "5", "--max-tokens", "24", "--max-in-flight", "1",
+            "--temperature", "0.8", "--seed", "5", "--max-tokens", "12", "--max-in-flight", "1",
             "--store", str(store), "--workers", "1"]  # fmt: skip
 
 
