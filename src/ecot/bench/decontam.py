@@ -78,9 +78,9 @@ def store_overlap(store: TrajectoryStore, run_config: dict[str, Any]) -> dict[st
     training = [run for run in store.runs() if not isinstance(run["config"].get(BENCH), dict)]
     seen: set[str] = set()
     for run in training:
-        for traj in store.iter_trajectories(run_id=int(run["id"]), finished_only=False):
-            if traj.task_id in ids or prompt_digest(user_prompt(traj.prompt_messages)) in prompts:
-                seen.add(traj.task_id)
+        for task_id, messages in store.task_prompts(int(run["id"])):
+            if task_id in ids or prompt_digest(user_prompt(messages)) in prompts:
+                seen.add(task_id)
     return {"training_runs": [int(r["id"]) for r in training], "tasks": sorted(seen)}
 
 
