@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -75,17 +75,19 @@ def existing_run(store: TrajectoryStore, identity: dict[str, Any]) -> dict[str, 
     return next((run for run in store.runs() if run["run_key"] == key), None)
 
 
-async def check_references(pool: Executor, tasks: Sequence[Task]) -> dict[str, str]:
+async def check_references(pool: Executor, tasks: Sequence[Task], on_done: Callable[[], None] = lambda: None) -> dict[str, str]:
     """task id -> why its reference does not pass on this machine (tasks without one are not checked)."""
 
     async def one(task: Task) -> tuple[str, Outcome | None]:
         if not task.reference:
+            on_done()
             return task.id, None
         outcome = await pool.evaluate(task, task.reference)
         for _ in range(REFERENCE_RETRIES):
             if not outcome.is_infra:
                 break
             outcome = await pool.evaluate(task, task.reference)
+        on_done()
         return task.id, outcome
 
     found = [(task_id, o) for task_id, o in await asyncio.gather(*(one(task) for task in tasks)) if o is not None]
@@ -105,13 +107,13 @@ def _first_line(text: str) -> str:
 
 
 def begin(store: TrajectoryStore, pool: Executor, tasks: Sequence[Task], config: dict[str, Any],
-          identity: dict[str, Any]) -> tuple[int, dict[str, str]]:
+          identity: dict[str, Any], on_checked: Callable[[], None] = lambda: None) -> tuple[int, dict[str, str]]:
     """(run id, tasks not run here): found again (resume) or created after checking the references."""
     found = existing_run(store, identity)
     if found is not None:
         skipped = dict((found["config"].get(BENCH) or {}).get("not_run_here") or {})
     elif config[BENCH]["reference_check"]:
-        skipped = asyncio.run(check_references(pool, tasks))
+        skipped = asyncio.run(check_references(pool, tasks, on_checked))
     else:
         skipped = {}
     config[BENCH]["not_run_here"] = skipped

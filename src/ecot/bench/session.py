@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from rich.progress import Progress
+
 from ecot.bench.run import BenchSettings, begin, bench_config
 from ecot.bench.warm import warm_worker
 from ecot.cli.common import console
@@ -31,7 +33,9 @@ def execute(args: argparse.Namespace, tasks: Sequence[Task], generator: Generato
     loop_settings = LoopSettings(max_rounds=settings.max_rounds, max_in_flight=args.max_in_flight, system_prompt=system_prompt)
     control = RunControl()
     with TrajectoryStore(args.store, writer=True) as store, make_executor(None, args.workers) as pool:
-        run_id, skipped = begin(store, pool, tasks, config, identity)
+        with Progress(console=console, transient=True) as bar:
+            checking = bar.add_task("checking the references", total=len(tasks))
+            run_id, skipped = begin(store, pool, tasks, config, identity, lambda: bar.advance(checking))
         if skipped:
             console.print(f"[yellow]{len(skipped)} tasks not run here: their reference does not pass on this machine "
                           "(`ecot bench report` lists them)[/yellow]")
