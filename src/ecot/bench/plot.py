@@ -28,6 +28,7 @@ class Series:
     values: list[float | None]
     low: list[float | None]
     high: list[float | None]
+    missing: list[str] | None = None  # why a value is None: "n/a" (n < k) or "unmeasured"
 
 
 @dataclass
@@ -81,7 +82,8 @@ def _panel(title: str, unit: str, names: list[str], members: list[tuple[str, dic
     for label, scores in members:
         values = [scores.get(n, {}).get("value") for n in names]
         bounds = [scores.get(n, {}).get("ci95") or [None, None] for n in names]
-        series.append(Series(label, values, [b[0] for b in bounds], [b[1] for b in bounds]))
+        missing = ["n/a" if str(scores.get(n, {}).get("note", "")).startswith("n < k") else "unmeasured" for n in names]
+        series.append(Series(label, values, [b[0] for b in bounds], [b[1] for b in bounds], missing))
     return Panel(title, unit, names, series)
 
 
@@ -111,6 +113,14 @@ def draw(panels: list[Panel], path: Path, title: str) -> Path:
     return path
 
 
+def _mark_missing(ax: Any, panel: Panel) -> None:
+    """One upright word per category without a value: why (n/a: n < k; unmeasured: no timing here)."""
+    for k in range(len(panel.categories)):
+        reasons = [(s.missing or ["n/a"] * len(s.values))[k] for s in panel.series if s.values[k] is None]
+        if reasons:
+            ax.text(k, 1, reasons[0], rotation=90, ha="center", va="bottom", fontsize=7, color="#555555")
+
+
 def twin_path(png: Path) -> Path:
     """The JSON twin of a figure: a.png -> a.panels.json (never the report's own --json file)."""
     return Path(png).with_suffix(".panels.json")
@@ -126,9 +136,9 @@ def _draw_panel(ax: Any, panel: Panel) -> None:
                   [max(0.0, hi - v) if v is not None and hi is not None else 0.0 for v, hi in zip(series.values, series.high)]]
         colours = COLOURS[i % len(COLOURS)] if len(panel.series) > 1 else ["#5aa469" if v >= 0 else "#c0504d" for v in values]
         bars = ax.bar(xs, values, width, yerr=errors, capsize=2, label=series.name, color=colours, error_kw={"linewidth": 0.8})
-        labels = ["n/a" if v is None else f"{v:.1f}" for v in series.values]
         if len(panel.categories) <= 12:
-            ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
+            ax.bar_label(bars, labels=["" if v is None else f"{v:.1f}" for v in series.values], fontsize=6, padding=1)
+    _mark_missing(ax, panel)
     ax.set_xticks(range(len(panel.categories)), panel.categories, rotation=30 if len(panel.categories) > 4 else 0,
                   ha="right" if len(panel.categories) > 4 else "center", fontsize=7)
     ax.set_xlim(-0.6, max(len(panel.categories), 3) - 0.4)  # a lone category keeps narrow bars
