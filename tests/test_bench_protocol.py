@@ -15,7 +15,7 @@ from ecot.backends import get_backend
 from ecot.cli.main import main
 from ecot.suite import bundled_suite_path, load_suite
 
-RTLLM_ROOT = Path(os.environ.get("ECOT_RTLLM_DIR", "/work/shared/data/rtllm"))
+RTLLM_ROOT = Path(os.environ.get("ECOT_RTLLM_DIR", Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"))
 RTL = bundled_suite_path("rtl")
 
 
