@@ -31,7 +31,7 @@ import importlib, json, sys, time
 try:  # today's layout, else the one before the redesign (the baseline's)
     get_backend = importlib.import_module("ecot.domains").get_backend
     suites = importlib.import_module("ecot.tasks.suite")
-except ImportError:
+except ImportError:  # redesign: keep old module names
     get_backend = importlib.import_module("ecot.backends").get_backend
     suites = importlib.import_module("ecot.suite")
 bundled_suite_path, load_suite = suites.bundled_suite_path, suites.load_suite

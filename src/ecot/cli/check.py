@@ -21,6 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log", action="store_true", help="also print the full (truncated) log")
 
 
+def late_operands(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """FILE given after an option (`ecot check SUITE --task-id ID FILE`) is still the candidate;
+    returns what is left unrecognized."""
+    if args.candidate is None and extra and not extra[0].startswith("-"):
+        args.candidate = extra[0]
+        return extra[1:]
+    return extra
+
+
 def run(args: argparse.Namespace) -> int:
     from ecot.domains import get_backend
     from ecot.cli.common import find_task, outcome_json, print_outcome

@@ -16,6 +16,7 @@ from typing import Any
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: bundled suites)")
     parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
+    parser.add_argument("--limit", type=int, metavar="N", help="at most N tasks per domain (the first N of each, in suite order)")
     parser.add_argument("--candidates", type=Path, help="folder of candidate files named after task ids")
     parser.add_argument("--workers", type=int, default=None, help="workers (default: all cores; on Ray: the cluster's CPUs, per domain)")
     parser.add_argument("--ray-address", metavar="ADDR", help="run backends on Ray: 'local' (start one here), 'auto', 'ray://HOST:PORT' or HOST:PORT (default: a local process pool)")
@@ -29,6 +30,19 @@ def _candidate(task_id: str, folder: Path) -> str | None:
     return matches[0].read_text(encoding="utf-8", errors="replace") if matches else None
 
 
+def _limited(tasks: list[Any], limit: int | None) -> list[Any]:
+    """The first `limit` tasks of each domain, in suite order."""
+    if limit is None:
+        return tasks
+    taken: dict[str, int] = {}
+    kept = []
+    for task in tasks:
+        if taken.get(task.domain, 0) < limit:
+            taken[task.domain] = taken.get(task.domain, 0) + 1
+            kept.append(task)
+    return kept
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
@@ -40,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
     check_file(args.json, "--json")
     if args.candidates is not None and not args.candidates.is_dir():  # else every task is silently No_Code
         raise EcotError(f"--candidates {args.candidates} is not a folder")
-    tasks = load_tasks(args.suites, args.domain)
+    if args.limit is not None and args.limit < 1:  # tasks[:0] would evaluate nothing and call it success
+        raise EcotError(f"--limit must be >= 1, got {args.limit}")
+    tasks = _limited(load_tasks(args.suites, args.domain), args.limit)
 
     async def evaluate_all(pool: Any, progress: Progress) -> list:
         bar = progress.add_task("evaluating", total=len(tasks))
@@ -59,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         console.print(outcome_table(rows, f"{len(rows)} tasks"))
     passed = sum(o.passed for _, o in rows)
     console.print(f"[bold]{passed}/{len(rows)} Pass[/bold]  ({label_counts(o for _, o in rows)})")
+    not_run = [task.id for task, o in rows if o.is_infra]
+    if not_run:  # the harness or this machine could not judge them: not a verdict on the code
+        shown = ", ".join(not_run[:5]) + (" ..." if len(not_run) > 5 else "")
+        console.print(f"not run here (Infra_Error, not a verdict on the code): {len(not_run)}: {shown}", highlight=False)
     if args.json:
         with args.json.open("w") as handle:
             for task, outcome in rows:

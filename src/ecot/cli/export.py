@@ -11,6 +11,8 @@ turns) and README.md (the dataset card). One trajectory per (task, sample index)
 --all-runs; exact and near duplicates are dropped; with --tokenizer every row carries token counts
 and --max-tokens drops (or, with --over-length keep, only reports) longer samples: nothing is ever
 truncated. Files appear atomically; a crashed export's leftovers are removed by the next one.
+Tasks that `ecot bench` runs of the store evaluate on (and the tasks their repair items were made
+from) are left out, so no benchmark task trains the model it scores, unless --allow-overlap.
 
 With --fold-with NAME a registered generator (e.g. openai) rewrites each deterministic trace into
 natural prose; a failed or unfaithful rewrite falls back to the deterministic trace and is counted.
@@ -38,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=int, default=None, metavar="ID", help="export one run only (see `ecot stats`)")
     parser.add_argument("--all-runs", action="store_true",
                         help="read every run's trajectories (default: one per task and sample index, the newest passing)")
+    parser.add_argument("--allow-overlap", action="store_true",
+                        help="keep trajectories of tasks that `ecot bench` runs of this store evaluate on (default: left out)")
     parser.add_argument("--domain", default=None, help="export one domain only (rtl, gpu, cad, firmware, asm, python)")
     parser.add_argument("--format", default=",".join(FORMATS), help="comma-separated subset of jsonl,parquet,raw (default: all)")
     split = parser.add_argument_group("split, deduplication and length")
@@ -73,7 +77,7 @@ def options_from(args: argparse.Namespace) -> ExportOptions:
         formats=formats, kind=args.kind, layout=args.layout, run_id=args.run, domain=args.domain,
         all_runs=args.all_runs, validation=args.validation, seed=args.seed, dedup=not args.no_dedup,
         near_duplicates=None if args.near_dup >= 1.0 else args.near_dup, tokenizer=args.tokenizer,
-        max_tokens=args.max_tokens, over_length=args.over_length,
+        max_tokens=args.max_tokens, over_length=args.over_length, allow_overlap=args.allow_overlap,
     )
     if args.near_dup <= 0:
         raise EcotError(f"--near-dup must be in (0, 1], got {args.near_dup}")
@@ -110,6 +114,11 @@ def print_report(report: ExportReport, args: argparse.Namespace) -> None:
         print(f"skipped (not passed): {report.skipped_not_passed}")
         print(f"skipped (pass not verified by real execution): {report.skipped_unverified}")
     print(f"skipped (same task and sample in another run): {report.other_runs}")
+    if report.benchmark_tasks:
+        print(f"skipped (benchmark tasks: evaluated by `ecot bench` runs of this store; --allow-overlap keeps them): "
+              f"{report.benchmark_tasks}")
+    elif args.allow_overlap:
+        print("benchmark tasks: kept (--allow-overlap)")
     print(f"duplicates dropped: {report.duplicates['exact']} exact, {report.duplicates['near']} near")
     if args.max_tokens is not None:
         verb = "dropped" if args.over_length == "drop" else "kept"

@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", type=Path, help="suite folder to create (a JSONL file with --jsonl)")
     parser.add_argument("--jsonl", action="store_true", help="write one JSONL file instead of a suite folder")
     parser.add_argument("--force", action="store_true", help="replace an existing OUT that holds a previous suite")
+    parser.add_argument("--strict-checks", action="store_true",
+                        help="RTL: fail designs on ecot's structural checks (latches, loops, multiple drivers) even where "
+                             "the benchmark's own harness does not apply them (sets synth = \"check\")")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
     tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
+    if args.strict_checks:
+        tasks = [_strict(task) for task in tasks]
     _clear_target(args.out, args.force)
     if args.jsonl:
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -50,6 +55,14 @@ def run(args: argparse.Namespace) -> int:
         if flagged:
             print(f"  {len(flagged)} tagged {tag!r}: {', '.join(flagged)}")
     return 0
+
+
+def _strict(task: Task) -> Task:
+    from dataclasses import replace
+
+    if task.domain != "rtl":
+        return task
+    return replace(task, options={**task.options, "synth": "check"})
 
 
 def _write_folders(tasks: list[Task], out: Path) -> None:

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("ecot.cli.export", "training-ready corpus: ECoT SFT samples, preference pairs or execution traces, split, deduplicated, with a dataset card"),
     "stats": ("ecot.cli.stats", "per-domain depth statistics of a store: thinking length, turns to pass, labels per round"),
     "train": ("ecot.cli.train", "fine-tune a model on an exported corpus (sft: TRL, completion-only loss, LoRA optional)"),
+    "bench": ("ecot.cli.bench", "score a model on benchmark suites with the paper's metrics (pass@k, Syn@k/Func@k, fast_p, Fix%, ...); compare runs"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
 }
 
@@ -38,13 +39,20 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(command)
-        command.set_defaults(_run=module.run)
+        command.set_defaults(_run=module.run, _late_operands=getattr(module, "late_operands", None))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # argparse hands out every positional at its first run of them: an operand after an option
+    # (`check SUITE --task-id ID FILE`) comes back unparsed; a subcommand may claim it.
+    late = getattr(args, "_late_operands", None)
+    if extra and late is not None:
+        extra = late(args, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -11,6 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from ecot.bench.decontam import BenchmarkTasks, keep_clean
 from ecot.export.card import CardStats
 from ecot.export.dedup import Deduplicator
 from ecot.export.fold import build_trace, fold_trajectory, foldable, make_sample
@@ -39,6 +40,7 @@ class ExportReport:
     skipped_not_passed: int = 0  # final turn did not pass
     skipped_unverified: int = 0  # final Pass came from a world model, not real execution
     other_runs: int = 0  # same (task, sample) read from another run instead
+    benchmark_tasks: int = 0  # trajectories of benchmark tasks left out (decontamination)
     duplicates: Counter[str] = field(default_factory=Counter)  # "exact" / "near"
     over_length: list[dict[str, Any]] = field(default_factory=list)  # dropped or kept, per the policy
     splits: Counter[str] = field(default_factory=Counter)
@@ -54,6 +56,8 @@ class ExportReport:
             f"{self.exported} samples from {self.trajectories} finished trajectories "
             f"(skipped: {self.skipped_not_passed} not passed, {self.skipped_unverified} passed only under a world model)"
         )
+        if self.benchmark_tasks:
+            text += f"; {self.benchmark_tasks} trajectories of benchmark tasks left out (--allow-overlap keeps them)"
         if self.rewritten or self.fallbacks:
             text += f"; {self.rewritten} traces rewritten, {self.fallbacks} fell back to the deterministic trace"
         return text
@@ -79,11 +83,17 @@ async def export_store(
     sink = Sink(options, Path(out_dir))
     try:
         stream, sink.report.other_runs = trajectories(store, options.run_id, options.domain, options.all_runs)
+        dropped: list[Trajectory] = []
+        if not options.allow_overlap:
+            stream = keep_clean(stream, BenchmarkTasks.of(store), dropped)
         for chunk in _chunks(stream, CHUNK):
             for traj, samples in zip(chunk, await build_chunk(chunk, options.kind, rewriter)):
                 sink.take(traj, samples)
             if progress is not None:
                 progress(len(chunk))
+        sink.report.benchmark_tasks = len(dropped)
+        if dropped:
+            sink.card.left_out["benchmark task (decontamination; --allow-overlap keeps it)"] += len(dropped)
         sink.commit()
     except BaseException:
         sink.abort()

@@ -5,10 +5,12 @@ Each line is one recorded answer and the conditions under which it is given:
     {"task_id": "adder", "turn": 0, "content": "...", "reasoning_content": "..."}
     {"task_id": "*", "content": "..."}                      # any task, any turn
     {"match": "Simulation_Mismatch", "content": "..."}      # last user message contains the text
+    {"task_id": "adder", "sample": 2, "content": "..."}     # the third sample of the task only
 
-Omitted conditions match everything (`task_id` defaults to "*", `turn` to any turn, `match` to any
-text). The most specific matching line wins (an exact task beats "*", a set turn beats any turn, a
-`match` beats none); among equally specific lines the first one in the file wins.
+Omitted conditions match everything (`task_id` defaults to "*", `turn` and `sample` to any, `match`
+to any text). The most specific matching line wins (an exact task beats "*", a set turn beats any
+turn, a set sample beats any sample, a `match` beats none); among equally specific lines the first
+one in the file wins. Only the replay generator knows the sample index; `ecot serve` ignores `sample`.
 """
 
 from __future__ import annotations
@@ -37,22 +39,25 @@ class ReplayEntry(BaseModel):
 
     task_id: str = ANY_TASK
     turn: int | None = Field(default=None, ge=0)
+    sample: int | None = Field(default=None, ge=0)
     match: str | None = None
     content: str
     reasoning_content: str | None = None
     usage: dict[str, int] | None = None
     finish_reason: str | None = None  # as an endpoint reports it; "length" marks an answer cut off
 
-    def applies(self, task_id: str | None, turn: int | None, text: str) -> bool:
+    def applies(self, task_id: str | None, turn: int | None, text: str, sample: int | None = None) -> bool:
         if self.task_id != ANY_TASK and self.task_id != task_id:
             return False
         if self.turn is not None and self.turn != turn:
+            return False
+        if self.sample is not None and sample is not None and self.sample != sample:
             return False
         return self.match is None or self.match in text
 
     @property
     def specificity(self) -> int:
-        return (self.task_id != ANY_TASK) * 4 + (self.turn is not None) * 2 + (self.match is not None)
+        return (self.task_id != ANY_TASK) * 8 + (self.turn is not None) * 4 + (self.sample is not None) * 2 + (self.match is not None)
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,10 @@ class ReplayBook:
             raise EcotError(f"replay file {path}: holds no answers")
         return cls(path, entries, hashlib.sha256(data).hexdigest())
 
-    def lookup(self, task_id: str | None, turn: int | None, text: str = "") -> ReplayEntry | None:
+    def lookup(self, task_id: str | None, turn: int | None, text: str = "", sample: int | None = None) -> ReplayEntry | None:
         best: ReplayEntry | None = None
         for entry in self.entries:
-            if entry.applies(task_id, turn, text) and (best is None or entry.specificity > best.specificity):
+            if entry.applies(task_id, turn, text, sample) and (best is None or entry.specificity > best.specificity):
                 best = entry
         return best
 
@@ -126,9 +131,9 @@ class ReplayGenerator(Generator):
         self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0
     ) -> Generation:
         turn = turn_number(messages, turns)
-        entry = self.book.lookup(task.id, turn, last_user_text(messages))
+        entry = self.book.lookup(task.id, turn, last_user_text(messages), sample)
         if entry is None:
-            raise EcotError(f"replay file {self.book.path}: no answer for task '{task.id}' turn {turn}")
+            raise EcotError(f"replay file {self.book.path}: no answer for task '{task.id}' turn {turn} sample {sample}")
         return build_generation(entry.content, entry.reasoning_content, task.domain, entry.usage, entry.finish_reason)
 
     def provenance(self) -> dict[str, Any]:

@@ -232,6 +232,12 @@ class TrajectoryStore:
                 return
             params[0] = rows[-1]["id"]
 
+    def task_prompts(self, run_id: int) -> Iterator[tuple[str, list[Message]]]:
+        """(task id, prompt messages) of every trajectory of a run, without loading turns."""
+        rows = self._conn.execute("SELECT task_id, prompt_messages FROM trajectories WHERE run_id = ? ORDER BY id", (run_id,))
+        for row in rows:
+            yield row["task_id"], json.loads(row["prompt_messages"])
+
     def counts(self, run_id: int | None = None) -> dict[str, int]:
         scope, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
         row = self._conn.execute(

@@ -110,7 +110,7 @@ class GpuBackend(Backend):
                "race_check": opts.race_check, "threads": opts.threads, "timing": opts.timing,
                "timing_trials": opts.timing_trials, "warmup": opts.warmup, "flush_l2": opts.flush_l2}
         env = {"TRITON_INTERPRET": "1"} if device == "cpu" else {}
-        limits = task.limits
+        limits = _output_room(task.limits, plan, opts)
         if device == "cuda":  # Triton JIT, nvcc builds of load_inline (a minute) and timing come on top
             limits = limits.scaled(wall_s=max(limits.wall_s, GPU_CANDIDATE_WALL_S), cpu_s=max(limits.cpu_s, GPU_CANDIDATE_WALL_S))
         cand = jobs.run("candidate", job, limits, files={"candidate.py": candidate.encode()},
@@ -207,7 +207,7 @@ class GpuBackend(Backend):
             if isinstance(produced, str) and re.fullmatch(r"(out|timed)_[0-9a-f]{16}\.pt", produced):
                 if (data := job_file(cand.folder, produced)) is not None:
                     copies[name] = data
-        limits = _trusted_limits(task)
+        limits = _output_room(_trusted_limits(task), plan, opts)
         if plan["device"] == "cuda" and opts.timing and opts.compare_compile:
             limits = limits.scaled(wall_s=max(limits.wall_s, 600.0), cpu_s=max(limits.cpu_s, 600.0))  # torch.compile
         result = jobs.run("verdict", job, limits, files=copies, feeds={"model.py": model.encode()})
@@ -238,6 +238,17 @@ def _trusted_limits(task: Task) -> Limits:
     file_mb = max(base.file_mb, 1024)  # the verdict job reads the candidate's outputs and writes none of its own
     return base.scaled(wall_s=max(base.wall_s, 60.0), cpu_s=max(base.cpu_s, 60.0), memory_mb=max(base.memory_mb, 2048),
                        file_mb=file_mb, disk_mb=max(base.disk_mb, 2 * file_mb + 64))
+
+
+def _output_room(limits: Limits, plan: dict[str, Any], opts: GpuOptions) -> Limits:
+    """A file limit that holds the outputs the candidate job saves for the verdict job (every trial's,
+    the stress trial's and the inputs after trial 0: at most (trials + 1) x the planned input + output
+    elements, at 8 bytes each); a reference the CPU planner cannot shrink is not an Infra_Error."""
+    elements = int(plan.get("elements") or 0)
+    needed_mb = -(-elements * 8 * (opts.trials + 1) // (1 << 20)) + 16
+    if needed_mb <= limits.file_mb:
+        return limits
+    return limits.scaled(file_mb=needed_mb, disk_mb=max(limits.disk_mb, 2 * needed_mb + 64))
 
 
 def _finish(outcome: Outcome, metrics: dict[str, Any], notes: list[str]) -> Outcome:

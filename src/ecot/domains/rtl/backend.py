@@ -17,7 +17,8 @@ Per-task options (task.toml [options]):
   samples        the sample count a passing run must report: default measured from the reference,
                  an integer, or "any" (not checked)
   synth          "check" (default; "strict" is the same): Yosys must read the design, and latches,
-                 loops and multiple drivers fail; "off": no structural checks
+                 loops and multiple drivers fail; "warn": Yosys runs, but what it finds is only a
+                 warning (metric structural_warning) on a design that passes; "off": no structural checks
   allow_latches  do not fail on inferred latches
   gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
   lint           run Verilator lint after a passing simulation (default false)
@@ -88,9 +89,10 @@ class RtlBackend(Backend):
             return outcome
         checked = checks.checked_source(task, preprocessed)
         if isinstance(checked, Outcome):
-            return checked if outcome.passed else outcome
+            return (checks.as_warning(outcome, checked) if mode == "warn" else checked) if outcome.passed else outcome
         if structural:
-            outcome = checks.structural(task, checked, work, outcome)
+            found = checks.structural(task, checked, work, outcome)
+            outcome = checks.as_warning(outcome, found) if mode == "warn" else found
         if lint and outcome.passed:
             outcome = checks.lint(task, checked, work, outcome)
         return outcome

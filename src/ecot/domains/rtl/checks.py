@@ -24,7 +24,7 @@ from ecot.core.task import Task
 SYNTHESIS_ERROR = "Synthesis_Error"
 LINT_ERROR = "Lint_Error"
 LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
-SYNTH_MODES = ("check", "strict", "off")
+SYNTH_MODES = ("check", "strict", "warn", "off")
 OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
 
 
@@ -79,6 +79,16 @@ def synth_mode(task: Task) -> str:
     if mode not in SYNTH_MODES:
         raise ValueError(f"task {task.id}: option synth must be one of {', '.join(SYNTH_MODES)}, got {mode!r}")
     return mode
+
+
+def as_warning(sim: Outcome, checked: Outcome) -> Outcome:
+    """synth = "warn" (a benchmark whose own harness applies no structural checks): a design that passed
+    the simulation keeps its Pass; what Yosys found becomes the metric `structural_warning` and a note."""
+    if not sim.passed or checked.passed:
+        return checked
+    note = f"warning (not a failure for this task): {checked.label}: {checked.diagnostic}"
+    metrics = {**sim.metrics, **checked.metrics, "structural_warning": checked.label}
+    return Outcome(sim.label, f"{sim.diagnostic}; {note}", truncate_log(f"{checked.log}\n[ecot] {note}"), metrics)
 
 
 def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:

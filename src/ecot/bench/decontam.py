@@ -1,0 +1,108 @@
+"""Decontamination: which tasks are benchmark tasks, so that none of them enters a training corpus unless asked.
+
+A task is a benchmark task when a benchmark run of the store used it (by id, or by the text of its
+prompt, so a re-import under another id is still caught), or when a repair item of such a run was
+made from it (the repair split's held-out source tasks). `ecot export` leaves every trajectory of
+such a task out (and every trajectory of a benchmark run itself) unless --allow-overlap;
+`ecot bench report` names the benchmark tasks that training runs of the store also attempted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ecot.bench.results import BENCH, bench_runs
+from ecot.core.errors import EcotError
+from ecot.store import TrajectoryStore
+from ecot.core.trajectory import Trajectory
+
+CORPUS_FILES = ("train.jsonl", "validation.jsonl")
+
+
+def prompt_digest(text: str) -> str:
+    """sha256 of a task prompt as the generator reads it (the router sends it stripped)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def user_prompt(messages: Iterable[Any]) -> str:
+    return next((str(m.get("content", "")) for m in messages if isinstance(m, dict) and m.get("role") == "user"), "")
+
+
+@dataclass(frozen=True)
+class BenchmarkTasks:
+    ids: frozenset[str]
+    prompts: frozenset[str]  # prompt digests
+    runs: frozenset[int]  # the benchmark runs themselves
+
+    @classmethod
+    def of(cls, store: TrajectoryStore) -> BenchmarkTasks:
+        ids: set[str] = set()
+        prompts: set[str] = set()
+        runs = set()
+        for run in bench_runs(store):
+            runs.add(int(run["id"]))
+            for task_id, info in (run["config"][BENCH].get("tasks") or {}).items():
+                ids.add(task_id)
+                ids.update([info["source"]] if info.get("source") else [])
+                prompts.update([info["prompt"]] if info.get("prompt") else [])
+        return cls(frozenset(ids), frozenset(prompts), frozenset(runs))
+
+    def __bool__(self) -> bool:
+        return bool(self.runs)
+
+    def contains(self, traj: Trajectory) -> bool:
+        if int(traj.provenance.get("run_id") or 0) in self.runs or traj.task_id in self.ids:
+            return True
+        return prompt_digest(user_prompt(traj.prompt_messages)) in self.prompts
+
+
+def keep_clean(stream: Iterable[Trajectory], benchmark: BenchmarkTasks, dropped: list[Trajectory]) -> Iterator[Trajectory]:
+    """The trajectories of `stream` that are no benchmark's; the others are appended to `dropped`."""
+    for traj in stream:
+        if benchmark and benchmark.contains(traj):
+            dropped.append(traj)
+        else:
+            yield traj
+
+
+def store_overlap(store: TrajectoryStore, run_config: dict[str, Any]) -> dict[str, Any]:
+    """The tasks of one benchmark run that non-benchmark runs of the store attempted too."""
+    tasks = run_config[BENCH].get("tasks") or {}
+    ids = set(tasks) | {info["source"] for info in tasks.values() if info.get("source")}
+    prompts = {info["prompt"] for info in tasks.values() if info.get("prompt")}
+    training = [run for run in store.runs() if not isinstance(run["config"].get(BENCH), dict)]
+    seen: set[str] = set()
+    for run in training:
+        for task_id, messages in store.task_prompts(int(run["id"])):
+            if task_id in ids or prompt_digest(user_prompt(messages)) in prompts:
+                seen.add(task_id)
+    return {"training_runs": [int(r["id"]) for r in training], "tasks": sorted(seen)}
+
+
+def corpus_overlap(corpus: Path, run_config: dict[str, Any]) -> list[str]:
+    """Task ids of an exported corpus (train/validation JSONL) that are tasks of the benchmark run."""
+    tasks = run_config[BENCH].get("tasks") or {}
+    ids = set(tasks) | {info["source"] for info in tasks.values() if info.get("source")}
+    prompts = {info["prompt"] for info in tasks.values() if info.get("prompt")}
+    if not Path(corpus).is_dir():
+        raise EcotError(f"--corpus {corpus} is not a folder (give the folder `ecot export --out` wrote)")
+    found: set[str] = set()
+    for name in CORPUS_FILES:
+        path = Path(corpus) / name
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise EcotError(f"--corpus {path}:{number}: not JSON ({err.msg}); give an `ecot export` folder") from None
+                messages = row.get("messages") or row.get("prompt") or []
+                if row.get("task_id") in ids or prompt_digest(user_prompt(messages)) in prompts:
+                    found.add(str(row.get("task_id")))
+    return sorted(found)
