@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("ecot.cli.stats", "per-domain depth statistics of a store: thinking length, turns to pass, labels per round"),
     "train": ("ecot.cli.train", "fine-tune a model on an exported corpus (sft: TRL, completion-only loss, LoRA optional)"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
+    "report": ("ecot.cli.report", "a static HTML report and trajectory browser of a store: overview, filterable table, one page per trajectory"),
 }
 
 
