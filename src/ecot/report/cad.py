@@ -31,6 +31,7 @@ class CadPreviews:
         self.shown = 0
         self.failed = 0
         self._backend: Any = None
+        self._drawn: set[str] = set()  # images this run wrote or kept: the next trajectory with the same code reuses them
 
     def for_trajectory(self, traj: Trajectory) -> str | None:
         """The report-relative path of the trajectory's preview PNG, rendered now if need be; None when
@@ -41,11 +42,12 @@ class CadPreviews:
             return None
         key = key_of(task_digest(task), code)
         rel = f"{FOLDER}/{key}.png"
-        if not self.writer.fresh(rel, key):
+        if rel not in self._drawn and not self.writer.fresh(rel, key):
             data = self._render(task, code)
             if data is None:
                 return None
             self.writer.write(rel, data, key)
+        self._drawn.add(rel)
         self.shown += 1
         return rel
 

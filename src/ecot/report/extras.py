@@ -179,7 +179,7 @@ def fidelity_view(data: dict[str, Any]) -> dict[str, Any]:
                 "precision": stats.get("precision"), "recall": stats.get("recall"), "f1": stats.get("f1"),
                 "confused": ", ".join(f"{k} {v}" for k, v in wrong[:3]),
             })
-    summary = {k: v for k, v in _dict(data.get("summary")).items() if _scalar(v)}
+    summary = [(k, _cell(v)) for k, v in _dict(data.get("summary")).items() if _scalar(v)]
     return {"model": str(data.get("model", "")), "domains": domains, "labels": labels, "summary": summary}
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from ecot.export.fold import fold_trajectory
 from ecot.icwm.fidelity import audit_summary
 from ecot.report import extras as extras_mod
 from ecot.report.cad import CadPreviews
@@ -99,6 +100,7 @@ class _Site:
             self.audits_by[(int(audit["run_id"]), audit["task_id"], int(audit["sample"]))][int(audit["idx"])].append(audit)
         self.total = store.counts(options.run_id)["trajectories"]
         self.rows: list[list[Any]] = []
+        self.folded: dict[int | None, dict[str, Any] | None] = {}  # folded once, for the page and the statistics
         self.ids: dict[tuple[int, str, int], int] = {}
         self.previews = CadPreviews(options.cad_tasks, options.cad_previews, writer) if options.cad_previews else None
         self.version = renderer_version()
@@ -107,7 +109,7 @@ class _Site:
     def build(self) -> None:
         for rel, data in assets().items():
             self.writer.write(rel, data)
-        stats = compute_stats(self._trajectory_pages())
+        stats = compute_stats(self._trajectory_pages(), fold=lambda traj: self.folded.pop(traj.id))
         figure = self._depth_figure(stats)
         self.writer.write("index.html", render("index.html", root="", **self.common, o=self._overview(stats), figure=figure,
                                                extras=self.extras, run_id=self.options.run_id, store=str(self.options.store)))
@@ -125,13 +127,15 @@ class _Site:
             run = int(traj.provenance.get("run_id") or 0)
             self.ids[(run, traj.task_id, traj.sample)] = traj.id
             self.rows.append(_row(traj))
-            self._trajectory_page(traj, run)
+            sample = fold_trajectory(traj)
+            self._trajectory_page(traj, run, sample)
             if self.options.progress:
                 self.options.progress(done, self.total)
             if traj.provenance.get("status") is not None:
+                self.folded[traj.id] = sample
                 yield traj
 
-    def _trajectory_page(self, traj: Trajectory, run: int) -> None:
+    def _trajectory_page(self, traj: Trajectory, run: int, sample: dict[str, Any] | None) -> None:
         audits = self.audits_by.get((run, traj.task_id, traj.sample), {})
         preview = self.previews.for_trajectory(traj) if self.previews else None
         rel = f"t/{traj.id}.html"
@@ -139,7 +143,7 @@ class _Site:
                      sorted(a["id"] for rows in audits.values() for a in rows), preview)
         if self.writer.fresh(rel, key):
             return
-        view = build_view(traj, audits, f"../{preview}" if preview else None)
+        view = build_view(traj, sample, audits, f"../{preview}" if preview else None)
         self.writer.write(rel, render("trajectory.html", root="../", **self.common, t=view), key)
 
     def _choices(self) -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from markupsafe import Markup
 
-from ecot.export.fold import fold_trajectory, log_excerpt
+from ecot.export.fold import log_excerpt
 from ecot.export.traces import stored_trace
 from ecot.outcome import BULKY_METRICS
 from ecot.report.highlight import highlight_code, highlight_domain, unified_diff
@@ -60,6 +60,7 @@ class TurnView:
 class FoldView:
     messages: list[dict[str, str]]  # role, content: the chat sample as exported
     reason: str = ""  # why there is none
+    prompt_repeated: bool = False  # its system and user messages are the prompt shown above, verbatim
 
 
 @dataclass
@@ -85,12 +86,13 @@ def status_of(traj: Trajectory) -> str:
 
 
 def build_view(
-    traj: Trajectory, audits: Mapping[int, list[dict[str, Any]]] | None = None, preview: str | None = None
+    traj: Trajectory, sample: dict[str, Any] | None, audits: Mapping[int, list[dict[str, Any]]] | None = None,
+    preview: str | None = None,
 ) -> TrajectoryView:
-    """The page's content; `audits` maps a turn index to its real-execution audits."""
+    """The page's content. `sample`: fold_trajectory(traj); `audits`: turn index -> its real-execution audits."""
     assert traj.id is not None
     final = traj.final
-    return TrajectoryView(
+    view = TrajectoryView(
         id=traj.id,
         task_id=traj.task_id,
         domain=traj.domain,
@@ -103,9 +105,13 @@ def build_view(
         system=_joined(traj, "system"),
         user=_joined(traj, "user"),
         turns=turn_views(traj, audits or {}),
-        fold=fold_view(traj),
+        fold=fold_view(traj, sample),
         preview=preview,
     )
+    # The sample's system and user turns repeat the prompt: shown once (half of a page's size otherwise).
+    head = [m["content"] for m in view.fold.messages[:2]]
+    view.fold.prompt_repeated = head == [view.system, view.user]
+    return view
 
 
 def _joined(traj: Trajectory, role: str) -> str:
@@ -198,14 +204,15 @@ def _event(event: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def fold_view(traj: Trajectory) -> FoldView:
+def fold_view(traj: Trajectory, sample: dict[str, Any] | None) -> FoldView:
     """The sample `ecot export` writes for this trajectory (deterministic fold), or why there is none."""
-    sample = fold_trajectory(traj)
     if sample is not None:
         return FoldView([{"role": m["role"], "content": m["content"]} for m in sample["messages"]])
     final = traj.final
     if final is None:
         reason = "no turn stored yet"
+    elif status_of(traj) == "unfinished":
+        reason = f"the trajectory is not finished (its last stored turn: {final.outcome.label})"
     elif not final.outcome.passed:
         reason = f"the final turn did not pass ({final.outcome.label}): not a training sample"
     elif final.observation_source != REAL:

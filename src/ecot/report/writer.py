@@ -97,7 +97,10 @@ class SiteWriter:
     def save(self) -> None:
         """Record what is on disk now: files of the old manifest not yet seen stay listed until finish()."""
         files = {**self._old, **self._new}
-        _atomic_write(self.out / MANIFEST, json.dumps({"format": FORMAT, "files": files}, sort_keys=True).encode("utf-8"))
+        data = json.dumps({"format": FORMAT, "files": files}, sort_keys=True).encode("utf-8")
+        path = self.out / MANIFEST
+        if not (path.is_file() and path.read_bytes() == data):  # an unchanged report leaves every file untouched
+            _atomic_write(path, data)
         self._since_checkpoint = 0
 
     def finish(self) -> None:

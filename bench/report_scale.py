@@ -1,0 +1,195 @@
+"""`ecot report` at scale: generation time and size for a 10,000-trajectory store, incremental reruns,
+and the time to filter the trajectory table in a real headless Chromium.
+
+The store is synthesised with the replay generator through the real loop: every bundled task of the
+chosen domains answers a broken first attempt, then its reference (ecot.replay_suite), `samples`
+times. Real toolchains judge each distinct (task, code) once; repeats reuse that verdict, since the
+answers are deterministic (so 10,000 trajectories need a few hundred evaluations, not 20,000).
+Because samples of a task then share their code, the highlight cache hits often; `--distinct` also
+builds a copy whose every turn's code differs (a comment line) to measure the worst case.
+
+Prints, each measured in this run (medians where repeated):
+  full build      seconds, MB, pages per second         (targets: <= 60 s, <= 200 MB)
+  rerun           no change; then after adding trajectories: files rendered and written
+  filter          ms to filter 10,000 rows and draw the page (target <= 200 ms)
+Usage: python bench/report_scale.py [--trajectories 10000] [--grow 100] [--domains rtl,python,asm,firmware]
+       [--store PATH (reused when it exists)] [--distinct] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ecot.executor import make_executor
+from ecot.generators.replay import ReplayGenerator
+from ecot.loop import LoopSettings, RealEnvironment, SynthesisLoop
+from ecot.outcome import Outcome
+from ecot.replay_suite import write_replay
+from ecot.report import ReportOptions, build_report
+from ecot.report.browser import headless_chromium, unavailable
+from ecot.run_identity import run_config
+from ecot.store import TrajectoryStore
+from ecot.suite import bundled_suite_path, load_suite
+from ecot.task import Task
+
+TARGETS = {"seconds": 60.0, "megabytes": 200.0, "filter_ms": 200.0}
+
+
+class MemoEnvironment:
+    """Real verdicts, each distinct (task, code) judged once: the replay answers repeat exactly."""
+
+    source = "real"
+
+    def __init__(self, real: RealEnvironment) -> None:
+        self.real = real
+        self.cache: dict[tuple[str, str], asyncio.Future[Outcome]] = {}
+        self.evaluations = 0
+
+    async def observe(self, task: Task, code: str) -> Outcome:
+        key = (task.id, code)
+        if key not in self.cache:
+            self.cache[key] = asyncio.ensure_future(self.real.observe(task, code))
+            self.evaluations += 1
+        return await asyncio.shield(self.cache[key])
+
+
+async def _synth(store_path: Path, tasks: list[Task], samples: int, replay: Path) -> tuple[int, int]:
+    generator = ReplayGenerator(replay)
+    config, identity = run_config(tasks, generator, samples, 4)
+    with TrajectoryStore(store_path, writer=True) as store, make_executor(None, None, None) as pool:
+        run_id = store.begin_run(config, identity)
+        environment = MemoEnvironment(RealEnvironment(pool))
+        loop = SynthesisLoop(generator, environment, store, LoopSettings(max_in_flight=256))
+        summary = await loop.run(run_id, tasks, samples)
+    return sum(summary.statuses.values()), environment.evaluations
+
+
+def synthesise(store_path: Path, tasks: list[Task], samples: int, folder: Path) -> None:
+    replay = folder / f"replay-{len(tasks)}.jsonl"
+    write_replay(tasks, replay)
+    start = time.perf_counter()
+    done, evaluations = asyncio.run(_synth(store_path, tasks, samples, replay))
+    print(f"synthesised {done} trajectories ({len(tasks)} tasks x {samples} samples) with {evaluations} real "
+          f"evaluations in {time.perf_counter() - start:.1f} s -> {store_path}", flush=True)
+
+
+def bundled_tasks(domains: list[str]) -> list[Task]:
+    return [t for d in domains for t in load_suite(bundled_suite_path(d)) if t.reference is not None]
+
+
+def trajectories_in(store_path: Path) -> int:
+    with sqlite3.connect(store_path) as db:
+        return int(db.execute("SELECT COUNT(*) FROM trajectories WHERE status IS NOT NULL").fetchone()[0])
+
+
+def folder_megabytes(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def build(store: Path, out: Path) -> dict[str, Any]:
+    result = build_report(ReportOptions(store=store, out=out))
+    return {"seconds": result.seconds, "megabytes": folder_megabytes(out), "pages": result.trajectories, **result.counts.as_dict()}
+
+
+def distinct_copy(store: Path, folder: Path) -> Path:
+    """A copy whose every turn's code ends with its own comment line: no two code blocks alike."""
+    target = folder / "distinct.db"
+    with sqlite3.connect(store) as source, sqlite3.connect(target) as copy:
+        source.backup(copy)
+        copy.execute("UPDATE turns SET code = code || char(10) || '// variant ' || id WHERE code IS NOT NULL")
+    return target
+
+
+def filter_timings(out: Path, repeats: int) -> dict[str, float]:
+    """Median ms per table action in Chromium: in-page (filter + draw) and until the next frame is painted."""
+    actions = {
+        "domain": "document.getElementById('f-domain').selectedIndex = 2; document.getElementById('f-domain').dispatchEvent(new Event('change'));",
+        "label": "document.getElementById('f-label').selectedIndex = 1; document.getElementById('f-label').dispatchEvent(new Event('change'));",
+        "search": "var s = document.getElementById('f-text'); s.value = 'mismatch'; s.dispatchEvent(new Event('input'));",
+        "next page": "document.getElementById('next').click();",
+        "clear": "document.getElementById('f-reset').click();",
+    }
+    measured: dict[str, list[float]] = {f"{name} {kind}": [] for name in actions for kind in ("in-page", "to paint")}
+    with headless_chromium() as driver:
+        start = time.perf_counter()
+        driver.get((out / "trajectories.html").as_uri())
+        driver.execute_async_script("var done = arguments[0]; requestAnimationFrame(function () { requestAnimationFrame(done); });")
+        load_ms = 1000 * (time.perf_counter() - start)
+        rows = driver.execute_script("return JSON.parse(document.getElementById('table-data').textContent).rows.length")
+        for _ in range(repeats):
+            for name, action in actions.items():
+                painted = driver.execute_async_script(
+                    "var done = arguments[0]; var t0 = performance.now();" + action +
+                    "setTimeout(function () { requestAnimationFrame(function () { requestAnimationFrame(function () {"
+                    "done([performance.now() - t0, parseFloat(document.getElementById('trajectory-table').dataset.filterMs)]);"
+                    "}); }); }, 0);"
+                )
+                measured[f"{name} to paint"].append(painted[0])
+                measured[f"{name} in-page"].append(painted[1])
+            driver.execute_script("document.getElementById('f-reset').click();")
+    return {"rows": rows, "load_ms": load_ms, **{k: statistics.median(v) for k, v in measured.items()}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trajectories", type=int, default=10_000)
+    parser.add_argument("--grow", type=int, default=100, help="trajectories added before the incremental rerun")
+    parser.add_argument("--domains", default="rtl,python,asm,firmware", help="bundled suites to draw tasks from")
+    parser.add_argument("--store", type=Path, help="keep the synthesised store here (reused when it exists)")
+    parser.add_argument("--distinct", action="store_true", help="also build a copy whose every code block differs")
+    parser.add_argument("--repeats", type=int, default=5, help="repetitions of each browser action")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ecot-report-bench-") as tmp:
+        folder = Path(tmp)
+        store = args.store or folder / "ecot.db"
+        tasks = bundled_tasks(args.domains.split(","))
+        if not store.exists():
+            synthesise(store, tasks, math.ceil(args.trajectories / len(tasks)), folder)
+        print(f"store: {trajectories_in(store)} finished trajectories", flush=True)
+        out = folder / "report"
+        full = build(store, out)
+        again = build(store, out)
+        grown = folder / "grown.db"
+        shutil.copy(store, grown)
+        synthesise(grown, tasks[: args.grow], 1, folder)
+        shutil.copytree(out, folder / "report-grown")
+        incremental = build(grown, folder / "report-grown")
+        report(full, again, incremental, args.grow)
+        if args.distinct:
+            distinct = build(distinct_copy(store, folder), folder / "report-distinct")
+            print(f"distinct code: {distinct['seconds']:.1f} s, {distinct['megabytes']:.1f} MB "
+                  f"(x{distinct['seconds'] / full['seconds']:.2f} the time of the replay store)")
+        reason = unavailable()
+        if reason:
+            print(f"filter timing skipped: {reason}")
+            return 0
+        timings = filter_timings(out, args.repeats)
+        print(f"\ntable in Chromium: {timings.pop('rows')} rows, loaded and drawn in {timings.pop('load_ms'):.0f} ms")
+        for name, ms in timings.items():
+            print(f"  {name:<20} {ms:8.2f} ms   ({ms / TARGETS['filter_ms']:.3f} of the {TARGETS['filter_ms']:.0f} ms target)")
+    return 0
+
+
+def report(full: dict[str, Any], again: dict[str, Any], incremental: dict[str, Any], grow: int) -> None:
+    print(f"\nfull build: {full['pages']} trajectory pages in {full['seconds']:.1f} s "
+          f"({full['pages'] / full['seconds']:.0f} pages/s; {full['seconds'] / TARGETS['seconds']:.2f} of the 60 s target), "
+          f"{full['megabytes']:.1f} MB ({full['megabytes'] / TARGETS['megabytes']:.2f} of the 200 MB target)")
+    print(f"rerun, store unchanged: {again['seconds']:.1f} s ({again['seconds'] / full['seconds']:.2f} of the full build); "
+          f"written {again['written']}, rendered with the same bytes {again['unchanged']}, not rendered {again['kept']}")
+    print(f"rerun after adding {grow} trajectories: {incremental['seconds']:.1f} s "
+          f"({incremental['seconds'] / full['seconds']:.2f} of the full build); written {incremental['written']} "
+          f"(pages of new trajectories + overview, table, figure), not rendered {incremental['kept']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
