@@ -13,7 +13,7 @@ Prints, each measured in this run (medians where repeated):
   rerun           no change; then after adding trajectories: files rendered and written
   filter          ms to filter 10,000 rows and draw the page (target <= 200 ms)
 Usage: python bench/report_scale.py [--trajectories 10000] [--grow 100] [--domains rtl,python,asm,firmware]
-       [--store PATH (reused when it exists)] [--distinct] [--repeats 5]
+       [--store PATH (reused when it exists)] [--distinct] [--builds 3] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import os
 import shutil
 import sqlite3
 import statistics
@@ -96,9 +97,32 @@ def folder_megabytes(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-def build(store: Path, out: Path) -> dict[str, Any]:
-    result = build_report(ReportOptions(store=store, out=out))
-    return {"seconds": result.seconds, "megabytes": folder_megabytes(out), "pages": result.trajectories, **result.counts.as_dict()}
+def build(store: Path, out: Path, jobs: int) -> dict[str, Any]:
+    cpu = time.process_time()
+    result = build_report(ReportOptions(store=store, out=out, jobs=jobs))
+    return {"seconds": result.seconds, "cpu_s": time.process_time() - cpu, "megabytes": folder_megabytes(out),
+            "pages": result.trajectories, "jobs": jobs, **result.counts.as_dict()}
+
+
+def median_build(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median wall time, with the median CPU time (counts are the same in every run)."""
+    ordered = sorted(runs, key=lambda r: r["seconds"])
+    return {**ordered[len(ordered) // 2], "cpu_s": statistics.median(r["cpu_s"] for r in runs), "runs": len(runs)}
+
+
+def builds(store: Path, folder: Path, grown: Path, repeats: int, jobs: int) -> tuple[dict[str, Any], ...]:
+    """Median full build (fresh folder), rerun on the same store, and rerun after the store grew."""
+    full, again, incremental = [], [], []
+    for n in range(repeats):
+        out = folder / f"report-{n}"
+        full.append(build(store, out, jobs))
+        again.append(build(store, out, jobs))
+        shutil.copytree(out, folder / f"report-grown-{n}")
+        incremental.append(build(grown, folder / f"report-grown-{n}", jobs))
+        shutil.rmtree(folder / f"report-grown-{n}")
+        if n:
+            shutil.rmtree(out)  # keep the first for the browser
+    return median_build(full), median_build(again), median_build(incremental)
 
 
 def distinct_copy(store: Path, folder: Path) -> Path:
@@ -147,7 +171,9 @@ def main() -> int:
     parser.add_argument("--domains", default="rtl,python,asm,firmware", help="bundled suites to draw tasks from")
     parser.add_argument("--store", type=Path, help="keep the synthesised store here (reused when it exists)")
     parser.add_argument("--distinct", action="store_true", help="also build a copy whose every code block differs")
-    parser.add_argument("--repeats", type=int, default=5, help="repetitions of each browser action")
+    parser.add_argument("--builds", type=int, default=3, help="repetitions of each build (median)")
+    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 8), help="processes rendering pages (default: as ecot report)")
+    parser.add_argument("--repeats", type=int, default=5, help="repetitions of each browser action (median)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ecot-report-bench-") as tmp:
         folder = Path(tmp)
@@ -156,17 +182,14 @@ def main() -> int:
         if not store.exists():
             synthesise(store, tasks, math.ceil(args.trajectories / len(tasks)), folder)
         print(f"store: {trajectories_in(store)} finished trajectories", flush=True)
-        out = folder / "report"
-        full = build(store, out)
-        again = build(store, out)
         grown = folder / "grown.db"
         shutil.copy(store, grown)
         synthesise(grown, tasks[: args.grow], 1, folder)
-        shutil.copytree(out, folder / "report-grown")
-        incremental = build(grown, folder / "report-grown")
+        full, again, incremental = builds(store, folder, grown, args.builds, args.jobs)
         report(full, again, incremental, args.grow)
+        out = folder / "report-0"
         if args.distinct:
-            distinct = build(distinct_copy(store, folder), folder / "report-distinct")
+            distinct = build(distinct_copy(store, folder), folder / "report-distinct", args.jobs)
             print(f"distinct code: {distinct['seconds']:.1f} s, {distinct['megabytes']:.1f} MB "
                   f"(x{distinct['seconds'] / full['seconds']:.2f} the time of the replay store)")
         reason = unavailable()
@@ -181,13 +204,14 @@ def main() -> int:
 
 
 def report(full: dict[str, Any], again: dict[str, Any], incremental: dict[str, Any], grow: int) -> None:
-    print(f"\nfull build: {full['pages']} trajectory pages in {full['seconds']:.1f} s "
-          f"({full['pages'] / full['seconds']:.0f} pages/s; {full['seconds'] / TARGETS['seconds']:.2f} of the 60 s target), "
+    print(f"\nmedians of {full['runs']} builds, {full['jobs']} rendering process(es) (wall s, and the CPU s of this process)")
+    print(f"full build: {full['pages']} trajectory pages in {full['seconds']:.1f} s (CPU {full['cpu_s']:.1f} s; "
+          f"{full['pages'] / full['seconds']:.0f} pages/s; {full['seconds'] / TARGETS['seconds']:.2f} of the 60 s target), "
           f"{full['megabytes']:.1f} MB ({full['megabytes'] / TARGETS['megabytes']:.2f} of the 200 MB target)")
-    print(f"rerun, store unchanged: {again['seconds']:.1f} s ({again['seconds'] / full['seconds']:.2f} of the full build); "
-          f"written {again['written']}, rendered with the same bytes {again['unchanged']}, not rendered {again['kept']}")
-    print(f"rerun after adding {grow} trajectories: {incremental['seconds']:.1f} s "
-          f"({incremental['seconds'] / full['seconds']:.2f} of the full build); written {incremental['written']} "
+    print(f"rerun, store unchanged: {again['seconds']:.1f} s (CPU {again['cpu_s']:.1f} s; {again['seconds'] / full['seconds']:.2f} "
+          f"of the full build); written {again['written']}, rendered with the same bytes {again['unchanged']}, not rendered {again['kept']}")
+    print(f"rerun after adding {grow} trajectories: {incremental['seconds']:.1f} s (CPU {incremental['cpu_s']:.1f} s; "
+          f"{incremental['seconds'] / full['seconds']:.2f} of the full build); written {incremental['written']} "
           f"(pages of new trajectories + overview, table, figure), not rendered {incremental['kept']}")
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from export_fixtures import trajectory, turn
+from export_fixtures import trajectory
 
 from ecot.icwm.fidelity import FidelityReport, write_json
 from ecot.icwm.metrics import TurnRecord, per_domain

@@ -9,8 +9,7 @@ from export_fixtures import trajectory
 from report_fixtures import add, build_store, failed_trajectory
 
 from ecot.errors import EcotError
-from ecot.report import ReportOptions, build_report
-from ecot.report import site, writer
+from ecot.report import ReportOptions, build_report, pages, writer
 from ecot.store import TrajectoryStore
 
 
@@ -44,7 +43,7 @@ def test_a_crash_loses_no_finished_page(tmp_path: Path, monkeypatch: pytest.Monk
     build_store(tmp_path / "ecot.db", python_samples=6)
     options = ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report")
     monkeypatch.setattr(writer, "CHECKPOINT", 2)
-    real_render, calls = site.render, []
+    real_render, calls = pages.render, []
 
     def crashing(template: str, **context: object) -> str:
         calls.append(template)
@@ -52,10 +51,10 @@ def test_a_crash_loses_no_finished_page(tmp_path: Path, monkeypatch: pytest.Monk
             raise KeyboardInterrupt  # killed mid-run
         return real_render(template, **context)
 
-    monkeypatch.setattr(site, "render", crashing)
+    monkeypatch.setattr(pages, "render", crashing)
     with pytest.raises(KeyboardInterrupt):
         build_report(options)
-    monkeypatch.setattr(site, "render", real_render)
+    monkeypatch.setattr(pages, "render", real_render)
     resumed = build_report(options)
     assert resumed.counts.kept >= 4  # pages finished before the crash and checkpointed are not rendered again
     clean = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "clean"))
@@ -81,3 +80,13 @@ def test_a_folder_that_is_not_a_report_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EcotError, match="not empty and holds no ecot report"):
         build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path))  # the store's own folder
     assert not (tmp_path / "index.html").exists() and not (tmp_path / writer.MANIFEST).exists()
+
+
+def test_worker_processes_write_the_same_report(tmp_path: Path) -> None:
+    build_store(tmp_path / "ecot.db", python_samples=pages.BATCH + 6)  # more than one batch: the pool starts
+    one = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "one"))
+    two = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "two", jobs=2))
+    assert one.counts == two.counts and one.trajectories > pages.BATCH
+    assert {k: v[1] for k, v in snapshot(tmp_path / "one").items()} == {k: v[1] for k, v in snapshot(tmp_path / "two").items()}
+    again = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "two", jobs=2))
+    assert again.counts.written == 0 and again.counts.kept == one.trajectories + 1

@@ -96,7 +96,7 @@ def test_pages_fetch_nothing_from_the_network(built: tuple[Path, dict[str, int],
             for name in ("src", "href"):
                 value = attrs.get(name)
                 if value is not None:
-                    assert not re.match(r"^([a-z][a-z0-9+.-]*:|//)", value, re.I), f"{path}: <{tag} {name}={value}>"
+                    assert not re.match(r"^([a-z][a-z0-9+.-]*:|//)", value, re.IGNORECASE), f"{path}: <{tag} {name}={value}>"
                     target = (path.parent / value.split("#")[0]) if value.split("#")[0] else path
                     assert target.is_file(), f"{path}: broken link {value}"
 

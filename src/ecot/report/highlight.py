@@ -9,7 +9,7 @@ content, because samples of one task often converge on the same code.
 from __future__ import annotations
 
 import difflib
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Iterator
 
 from markupsafe import Markup, escape
@@ -51,12 +51,12 @@ class _Unstyled(Filter):
             yield (ttype if _look(ttype) else Text), value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _look(ttype: _TokenType) -> bool:
     return _has_look(ttype)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lexer(name: str) -> Lexer:
     lexer = get_lexer_by_name(PYGMENTS_LEXER.get(name, "text"), stripnl=False, ensurenl=False)
     lexer.add_filter(_Unstyled())
@@ -89,4 +89,4 @@ def unified_diff(before: str, after: str, index: int) -> tuple[str, int, int]:
 
 def stylesheet() -> str:
     """The CSS of the highlight classes, scoped to `.hl`."""
-    return _formatter.get_style_defs(f".{CSS_CLASS}") + "\n"
+    return str(_formatter.get_style_defs(f".{CSS_CLASS}")) + "\n"

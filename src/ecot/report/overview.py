@@ -68,8 +68,9 @@ class Overview:
 def run_views(runs: Sequence[Mapping[str, Any]], activity: Mapping[int, Mapping[str, Any]]) -> list[RunView]:
     views = []
     for run in runs:
-        config = run.get("config") or {}
-        generator = config.get("generator") if isinstance(config.get("generator"), dict) else {}
+        config: dict[str, Any] = run.get("config") or {}
+        found = config.get("generator")
+        generator: dict[str, Any] = found if isinstance(found, dict) else {}
         options = {k: v for k, v in generator.items() if k not in ("generator", "model")}
         view = RunView(
             id=int(run["id"]),

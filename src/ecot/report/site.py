@@ -19,8 +19,9 @@ from ecot.report import extras as extras_mod
 from ecot.report.cad import CadPreviews
 from ecot.report.extras import Extra
 from ecot.report.overview import Overview, disagreements, domain_rows, labels_per_round, run_views, usage_rows
+from ecot.report.pages import PageJob, PageRenderer
 from ecot.report.render import assets, render, renderer_version
-from ecot.report.trajectory import build_view, status_of
+from ecot.report.trajectory import status_of
 from ecot.report.writer import SiteWriter, WriteCounts, key_of
 from ecot.stats import compute_stats, plot_stats, stats_json
 from ecot.store import TrajectoryStore, check_run, require_store
@@ -46,6 +47,7 @@ class ReportOptions:
     bench: list[Path] = field(default_factory=list)
     cad_previews: int = 0
     cad_tasks: Mapping[str, Task] = field(default_factory=dict)
+    jobs: int = 1  # processes rendering trajectory pages
     progress: Callable[[int, int], None] | None = None  # (trajectories done, total)
     warn: Callable[[str], None] = log.warning
 
@@ -109,7 +111,9 @@ class _Site:
     def build(self) -> None:
         for rel, data in assets().items():
             self.writer.write(rel, data)
-        stats = compute_stats(self._trajectory_pages(), fold=lambda traj: self.folded.pop(traj.id))
+        with PageRenderer(self.writer, self.common, self.options.jobs) as pages:
+            stats = compute_stats(self._trajectory_pages(pages), fold=lambda traj: self.folded.pop(traj.id))
+            pages.finish()
         figure = self._depth_figure(stats)
         self.writer.write("index.html", render("index.html", root="", **self.common, o=self._overview(stats), figure=figure,
                                                extras=self.extras, run_id=self.options.run_id, store=str(self.options.store)))
@@ -120,7 +124,7 @@ class _Site:
 
     # -- trajectories -------------------------------------------------------------------------------
 
-    def _trajectory_pages(self) -> Iterator[Trajectory]:
+    def _trajectory_pages(self, pages: PageRenderer) -> Iterator[Trajectory]:
         """Write each trajectory's page and table row; yield the finished ones (what `ecot stats` counts)."""
         for done, traj in enumerate(self.store.iter_trajectories(run_id=self.options.run_id, finished_only=False), 1):
             assert traj.id is not None
@@ -128,23 +132,21 @@ class _Site:
             self.ids[(run, traj.task_id, traj.sample)] = traj.id
             self.rows.append(_row(traj))
             sample = fold_trajectory(traj)
-            self._trajectory_page(traj, run, sample)
+            self._trajectory_page(pages, traj, run, sample)
             if self.options.progress:
                 self.options.progress(done, self.total)
             if traj.provenance.get("status") is not None:
                 self.folded[traj.id] = sample
                 yield traj
 
-    def _trajectory_page(self, traj: Trajectory, run: int, sample: dict[str, Any] | None) -> None:
+    def _trajectory_page(self, pages: PageRenderer, traj: Trajectory, run: int, sample: dict[str, Any] | None) -> None:
         audits = self.audits_by.get((run, traj.task_id, traj.sample), {})
         preview = self.previews.for_trajectory(traj) if self.previews else None
         rel = f"t/{traj.id}.html"
         key = key_of(self.version, self.run_identity.get(run), traj.id, status_of(traj), len(traj.turns),
                      sorted(a["id"] for rows in audits.values() for a in rows), preview)
-        if self.writer.fresh(rel, key):
-            return
-        view = build_view(traj, sample, audits, f"../{preview}" if preview else None)
-        self.writer.write(rel, render("trajectory.html", root="../", **self.common, t=view), key)
+        if not self.writer.fresh(rel, key):
+            pages.add(PageJob(rel, key, self.writer.old_sha(rel), traj, sample, {k: list(v) for k, v in audits.items()}, preview))
 
     def _choices(self) -> dict[str, list[str]]:
         """The values each filter of the table offers."""

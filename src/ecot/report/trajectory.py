@@ -193,7 +193,8 @@ def _event(event: Mapping[str, Any]) -> dict[str, str]:
         result = "unwinding" if event.get("unwinding") else f"-> {event.get('value')}"
     elif kind == "exception":
         result = f"!! {event.get('exception')}"
-    state = event.get("locals") if isinstance(event.get("locals"), dict) else {}
+    found = event.get("locals")
+    state: dict[str, Any] = found if isinstance(found, dict) else {}
     return {
         "event": kind,
         "where": f"{event.get('function', '')}:{event.get('line', '')}",

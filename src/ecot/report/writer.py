@@ -77,22 +77,28 @@ class SiteWriter:
         self.counts.kept += 1
         return True
 
+    def old_sha(self, rel: str) -> str | None:
+        """The sha256 the earlier report recorded for `rel` (what a rendering elsewhere compares with)."""
+        entry = self._old.get(rel)
+        return entry[1] if entry is not None else None
+
     def write(self, rel: str, data: bytes | str, key: str = "") -> Path:
         """Write `data` at `rel` unless the file already holds exactly these bytes."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        sha = digest(raw)
-        target = self.out / rel
-        entry = self._old.get(rel)
-        if entry is not None and entry[1] == sha and target.is_file():
-            self.counts.unchanged += 1
-        else:
-            _atomic_write(target, raw)
+        sha, written = write_if_changed(self.out / rel, raw, self.old_sha(rel))
+        self.record(rel, key, sha, written)
+        return self.out / rel
+
+    def record(self, rel: str, key: str, sha: str, written: bool) -> None:
+        """Note a file this report holds (written here, or by a worker process with write_if_changed)."""
+        if written:
             self.counts.written += 1
+        else:
+            self.counts.unchanged += 1
         self._new[rel] = [key, sha]
         self._since_checkpoint += 1
         if self._since_checkpoint >= CHECKPOINT:
             self.save()
-        return target
 
     def save(self) -> None:
         """Record what is on disk now: files of the old manifest not yet seen stay listed until finish()."""
@@ -112,6 +118,15 @@ class SiteWriter:
                 self.counts.removed += 1
         self._old = {}
         self.save()
+
+
+def write_if_changed(target: Path, data: bytes, old_sha: str | None) -> tuple[str, bool]:
+    """(sha256 of `data`, whether it was written): a file that still holds the bytes recorded is left alone."""
+    sha = digest(data)
+    if old_sha == sha and target.is_file():
+        return sha, False
+    _atomic_write(target, data)
+    return sha, True
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
