@@ -13,7 +13,7 @@ Prints, each measured in this run (medians where repeated):
   rerun           no change; then after adding trajectories: files rendered and written
   filter          ms to filter 10,000 rows and draw the page (target <= 200 ms)
 Usage: python bench/report_scale.py [--trajectories 10000] [--grow 100] [--domains rtl,python,asm,firmware]
-       [--store PATH (reused when it exists)] [--distinct] [--builds 3] [--repeats 5]
+       [--store PATH (reused when it exists)] [--distinct] [--builds 3] [--jobs 1,2] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import os
 import shutil
 import sqlite3
 import statistics
@@ -38,12 +37,14 @@ from ecot.outcome import Outcome
 from ecot.replay_suite import write_replay
 from ecot.report import ReportOptions, build_report
 from ecot.report.browser import headless_chromium, unavailable
+from ecot.report.pages import default_jobs
 from ecot.run_identity import run_config
 from ecot.store import TrajectoryStore
 from ecot.suite import bundled_suite_path, load_suite
 from ecot.task import Task
 
 TARGETS = {"seconds": 60.0, "megabytes": 200.0, "filter_ms": 200.0}
+DEFAULT_JOBS = default_jobs()
 
 
 class MemoEnvironment:
@@ -110,19 +111,27 @@ def median_build(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {**ordered[len(ordered) // 2], "cpu_s": statistics.median(r["cpu_s"] for r in runs), "runs": len(runs)}
 
 
-def builds(store: Path, folder: Path, grown: Path, repeats: int, jobs: int) -> tuple[dict[str, Any], ...]:
-    """Median full build (fresh folder), rerun on the same store, and rerun after the store grew."""
-    full, again, incremental = [], [], []
+def full_builds(store: Path, folder: Path, repeats: int, jobs_list: list[int]) -> dict[int, dict[str, Any]]:
+    """Median full build into a fresh folder per number of rendering processes, interleaved so that
+    load from other work on the machine hits every setting alike."""
+    runs: dict[int, list[dict[str, Any]]] = {jobs: [] for jobs in jobs_list}
     for n in range(repeats):
-        out = folder / f"report-{n}"
-        full.append(build(store, out, jobs))
-        again.append(build(store, out, jobs))
-        shutil.copytree(out, folder / f"report-grown-{n}")
+        for jobs in jobs_list:
+            out = folder / f"full-{jobs}-{n}"
+            runs[jobs].append(build(store, out, jobs))
+            shutil.rmtree(out)
+    return {jobs: median_build(r) for jobs, r in runs.items()}
+
+
+def reruns(store: Path, grown: Path, folder: Path, repeats: int, jobs: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Median rerun on the unchanged store, and after it grew (each time on a copy of the first report)."""
+    again, incremental = [], []
+    for n in range(repeats):
+        again.append(build(store, folder / "report-0", jobs))
+        shutil.copytree(folder / "report-0", folder / f"report-grown-{n}")
         incremental.append(build(grown, folder / f"report-grown-{n}", jobs))
         shutil.rmtree(folder / f"report-grown-{n}")
-        if n:
-            shutil.rmtree(out)  # keep the first for the browser
-    return median_build(full), median_build(again), median_build(incremental)
+    return median_build(again), median_build(incremental)
 
 
 def distinct_copy(store: Path, folder: Path) -> Path:
@@ -172,7 +181,7 @@ def main() -> int:
     parser.add_argument("--store", type=Path, help="keep the synthesised store here (reused when it exists)")
     parser.add_argument("--distinct", action="store_true", help="also build a copy whose every code block differs")
     parser.add_argument("--builds", type=int, default=3, help="repetitions of each build (median)")
-    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 8), help="processes rendering pages (default: as ecot report)")
+    parser.add_argument("--jobs", default=f"1,{DEFAULT_JOBS}", help="numbers of rendering processes to compare (default: 1 and ecot report's default)")
     parser.add_argument("--repeats", type=int, default=5, help="repetitions of each browser action (median)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ecot-report-bench-") as tmp:
@@ -185,13 +194,19 @@ def main() -> int:
         grown = folder / "grown.db"
         shutil.copy(store, grown)
         synthesise(grown, tasks[: args.grow], 1, folder)
-        full, again, incremental = builds(store, folder, grown, args.builds, args.jobs)
-        report(full, again, incremental, args.grow)
+        jobs_list = sorted({int(j) for j in args.jobs.split(",")})
+        full = full_builds(store, folder, args.builds, jobs_list)
+        chosen = full[DEFAULT_JOBS] if DEFAULT_JOBS in full else full[jobs_list[-1]]
         out = folder / "report-0"
+        build(store, out, chosen["jobs"])
+        again, incremental = reruns(store, grown, folder, args.builds, chosen["jobs"])
+        report(full, again, incremental, args.grow)
         if args.distinct:
-            distinct = build(distinct_copy(store, folder), folder / "report-distinct", args.jobs)
-            print(f"distinct code: {distinct['seconds']:.1f} s, {distinct['megabytes']:.1f} MB "
-                  f"(x{distinct['seconds'] / full['seconds']:.2f} the time of the replay store)")
+            distinct = distinct_copy(store, folder)
+            for jobs in jobs_list:
+                cost = build(distinct, folder / f"report-distinct-{jobs}", jobs)
+                print(f"distinct code, {jobs} process(es): {cost['seconds']:.1f} s (CPU {cost['cpu_s']:.1f} s), "
+                      f"{cost['megabytes']:.1f} MB (x{cost['seconds'] / full[jobs]['seconds']:.2f} the time of the replay store)")
         reason = unavailable()
         if reason:
             print(f"filter timing skipped: {reason}")
@@ -203,15 +218,20 @@ def main() -> int:
     return 0
 
 
-def report(full: dict[str, Any], again: dict[str, Any], incremental: dict[str, Any], grow: int) -> None:
-    print(f"\nmedians of {full['runs']} builds, {full['jobs']} rendering process(es) (wall s, and the CPU s of this process)")
-    print(f"full build: {full['pages']} trajectory pages in {full['seconds']:.1f} s (CPU {full['cpu_s']:.1f} s; "
-          f"{full['pages'] / full['seconds']:.0f} pages/s; {full['seconds'] / TARGETS['seconds']:.2f} of the 60 s target), "
-          f"{full['megabytes']:.1f} MB ({full['megabytes'] / TARGETS['megabytes']:.2f} of the 200 MB target)")
-    print(f"rerun, store unchanged: {again['seconds']:.1f} s (CPU {again['cpu_s']:.1f} s; {again['seconds'] / full['seconds']:.2f} "
-          f"of the full build); written {again['written']}, rendered with the same bytes {again['unchanged']}, not rendered {again['kept']}")
+def report(full: dict[int, dict[str, Any]], again: dict[str, Any], incremental: dict[str, Any], grow: int) -> None:
+    print(f"\nmedians of {again['runs']} builds (wall s; CPU s of this process, not of rendering workers)")
+    single = full.get(1)
+    for jobs, cost in full.items():
+        versus = f"; x{single['seconds'] / cost['seconds']:.2f} the speed of 1 process" if single and jobs != 1 else ""
+        print(f"full build, {jobs} process(es): {cost['pages']} trajectory pages in {cost['seconds']:.1f} s (CPU {cost['cpu_s']:.1f} s; "
+              f"{cost['pages'] / cost['seconds']:.0f} pages/s; {cost['seconds'] / TARGETS['seconds']:.2f} of the 60 s target{versus}), "
+              f"{cost['megabytes']:.1f} MB ({cost['megabytes'] / TARGETS['megabytes']:.2f} of the 200 MB target)")
+    base = full[again["jobs"]]["seconds"]
+    print(f"rerun ({again['jobs']} process(es)), store unchanged: {again['seconds']:.1f} s (CPU {again['cpu_s']:.1f} s; "
+          f"{again['seconds'] / base:.2f} of the full build); written {again['written']}, rendered with the same bytes "
+          f"{again['unchanged']}, not rendered {again['kept']}")
     print(f"rerun after adding {grow} trajectories: {incremental['seconds']:.1f} s (CPU {incremental['cpu_s']:.1f} s; "
-          f"{incremental['seconds'] / full['seconds']:.2f} of the full build); written {incremental['written']} "
+          f"{incremental['seconds'] / base:.2f} of the full build); written {incremental['written']} "
           f"(pages of new trajectories + overview, table, figure), not rendered {incremental['kept']}")
 
 

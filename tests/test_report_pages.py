@@ -112,3 +112,10 @@ def test_fidelity_and_bench_reports_found_next_to_the_store(built: tuple[Path, d
     assert (folder / "report" / "files" / "bench-1" / "bench.json").read_bytes() == (folder / "bench" / "smol" / "bench.json").read_bytes()
     links = [a.get("href") for t, a in page(result.index).tags if t == "a"]
     assert "fidelity-1.html" in links and "bench-1.html" in links
+
+
+def test_an_empty_store_gives_an_empty_report(tmp_path: Path) -> None:
+    TrajectoryStore(tmp_path / "ecot.db").close()
+    result = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report"))
+    assert result.trajectories == 0 and page(tmp_path / "report" / "trajectories.html").table_data()["rows"] == []
+    assert "no finished trajectory" in page(result.index).text and not (tmp_path / "report" / "figures").exists()

@@ -12,7 +12,6 @@ what changed.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -29,23 +28,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench", type=Path, action="append", default=[], metavar="PATH", help="bench.json of `ecot bench`, or a folder holding some (repeatable; default: below <store folder>/bench)")
     parser.add_argument("--cad-previews", type=int, default=0, metavar="N", help="draw the last attempt's solid next to the reference for at most N CAD trajectories (seconds each; kept for reruns; default 0)")
     parser.add_argument("--suite", action="append", default=[], help="suite holding the CAD tasks, for --cad-previews (default: the bundled CAD suite)")
-    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 8), metavar="N", help="processes rendering trajectory pages (default: the CPU count, at most 8)")
+    parser.add_argument("--jobs", type=int, metavar="N", help="processes rendering trajectory pages (default: one per core but one, at most 8)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ecot.cli.common import console
     from ecot.report import ReportOptions, build_report
+    from ecot.report.pages import default_jobs
     from ecot.usage import load_prices
 
     if args.cad_previews < 0:
         raise EcotError(f"--cad-previews must be >= 0, got {args.cad_previews}")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise EcotError(f"--jobs must be >= 1, got {args.jobs}")
     out = args.out if args.out is not None else args.store.parent / "report"
     options = ReportOptions(
         store=args.store, out=out, run_id=args.run, prices=load_prices(args.prices) if args.prices else None,
         fidelity=list(args.fidelity), bench=list(args.bench), cad_previews=args.cad_previews,
-        cad_tasks=_cad_tasks(args.suite) if args.cad_previews else {}, jobs=args.jobs,
+        cad_tasks=_cad_tasks(args.suite) if args.cad_previews else {}, jobs=args.jobs or default_jobs(),
         warn=lambda text: console.print(f"[yellow]{text}[/yellow]"),
     )
     with _progress(console) as progress:

@@ -11,6 +11,7 @@ bar) and an open SQLite connection.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -24,6 +25,12 @@ from ecot.trajectory import Trajectory
 
 BATCH = 64  # pages per task sent to a worker
 IN_FLIGHT = 2  # batches queued per worker: enough to keep them busy, few enough to bound memory
+MAX_JOBS = 8
+
+
+def default_jobs() -> int:
+    """One rendering process per core but one, which the reading, folding and statistics keep busy."""
+    return max(min((os.cpu_count() or 1) - 1, MAX_JOBS), 1)
 
 
 @dataclass
