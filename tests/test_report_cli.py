@@ -50,3 +50,4 @@ def test_bad_input_is_one_error_line(
     assert main(["report", *given]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ecot: error: ") and message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # nothing written

@@ -42,7 +42,6 @@ def test_rerun_renders_only_what_changed(tmp_path: Path) -> None:
 def test_a_crash_loses_no_finished_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build_store(tmp_path / "ecot.db", python_samples=6)
     options = ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report")
-    monkeypatch.setattr(writer, "CHECKPOINT", 2)
     real_render, calls = pages.render, []
 
     def crashing(template: str, **context: object) -> str:
@@ -56,12 +55,24 @@ def test_a_crash_loses_no_finished_page(tmp_path: Path, monkeypatch: pytest.Monk
         build_report(options)
     monkeypatch.setattr(pages, "render", real_render)
     resumed = build_report(options)
-    assert resumed.counts.kept >= 4  # pages finished before the crash and checkpointed are not rendered again
+    assert resumed.counts.kept == 5  # the pages finished before the crash are not rendered again
     clean = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "clean"))
     assert {k: v[1] for k, v in snapshot(tmp_path / "report").items() if k != writer.MANIFEST} == \
            {k: v[1] for k, v in snapshot(tmp_path / "clean").items() if k != writer.MANIFEST}
     assert clean.counts.written == resumed.counts.written + resumed.counts.kept + resumed.counts.unchanged
     assert not list((tmp_path / "report").rglob("*.tmp"))
+
+
+def test_a_killed_writer_keeps_what_it_checkpointed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "CHECKPOINT", 2)
+    first = writer.SiteWriter(tmp_path)
+    for n in range(5):
+        first.write(f"t/{n}.html", f"page {n}", key=f"k{n}")
+    # killed here (no save, no finish): the manifest holds what the last checkpoint saw
+    second = writer.SiteWriter(tmp_path)
+    assert [second.fresh(f"t/{n}.html", f"k{n}") for n in range(5)] == [True, True, True, True, False]
+    writer.SiteWriter(tmp_path / "new").write("index.html", "x")
+    writer.SiteWriter(tmp_path / "new")  # killed before any checkpoint: still a report folder, not refused
 
 
 def test_only_the_reports_own_files_are_removed(tmp_path: Path) -> None:

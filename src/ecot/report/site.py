@@ -66,11 +66,15 @@ def build_report(options: ReportOptions) -> ReportResult:
     start = time.perf_counter()
     require_store(options.store)
     found = find_extras(options)
-    writer = SiteWriter(options.out)
     with TrajectoryStore(options.store) as store:
-        check_run(store, options.run_id)
+        check_run(store, options.run_id)  # bad input fails before the output folder is touched
+        writer = SiteWriter(options.out)
         site = _Site(store, options, writer, found)
-        site.build()
+        try:
+            site.build()
+        except BaseException:
+            writer.save()  # stopped midway (an error, ^C): the pages written so far count on the next run
+            raise
     writer.finish()
     return ReportResult(
         options.out / "index.html", len(site.rows), writer.counts, time.perf_counter() - start,

@@ -51,6 +51,8 @@ class SiteWriter:
         self._old = self._load()
         self._new: dict[str, list[str]] = {}
         self._since_checkpoint = 0
+        if not (self.out / MANIFEST).is_file():
+            self.save()  # first: a report killed before its first checkpoint is still known as one
 
     def _load(self) -> dict[str, list[str]]:
         path = self.out / MANIFEST
