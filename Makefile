@@ -3,8 +3,10 @@
 # The virtual environment: .venv, or the folder ECOT_VENV names (scripts/setup.sh reads the same variable).
 VENV := $(or $(ECOT_VENV),.venv)
 
+# The report is written even when synth exits 1 (generator or harness errors: the report shows them);
+# make then exits with synth's status.
 demo: setup
-	$(VENV)/bin/ecot synth
+	$(VENV)/bin/ecot synth; status=$$?; $(VENV)/bin/ecot report --store out/ecot.db --out out/report && exit $$status
 
 test: setup
 	$(VENV)/bin/python -m pytest -q

@@ -153,6 +153,9 @@ def test_finish_counts_and_filters(store: TrajectoryStore, monkeypatch: pytest.M
     assert not store.is_finished(run_a, "missing", 0)
     assert store.counts() == {"trajectories": 5, "finished": 4, "passed": 2, "turns": 5}
     assert store.counts(run_a) == {"trajectories": 4, "finished": 3, "passed": 1, "turns": 4}
+    activity = store.run_activity()
+    assert {run: (a["trajectories"], a["finished"], a["passed"]) for run, a in activity.items()} == {run_a: (4, 3, 1), run_b: (1, 1, 1)}
+    assert activity[run_a]["first_started"] <= activity[run_a]["last_finished"]
     assert [t.task_id for t in store.iter_trajectories()] == ["t0", "t1", "t2", "t4"]
     assert [t.task_id for t in store.iter_trajectories(finished_only=False)] == ["t0", "t1", "t2", "t3", "t4"]
     assert [t.task_id for t in store.iter_trajectories(run_id=run_a, domain="gpu")] == ["t0", "t2"]

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("ecot.cli.train", "fine-tune a model on an exported corpus (sft: TRL, completion-only loss, LoRA optional)"),
     "bench": ("ecot.cli.bench", "score a model on benchmark suites with the paper's metrics (pass@k, Syn@k/Func@k, fast_p, Fix%, ...); compare runs"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
+    "report": ("ecot.cli.report", "a static HTML report and trajectory browser of a store: overview, filterable table, one page per trajectory"),
 }
 
 

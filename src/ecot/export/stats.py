@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ecot.export.fold import fold_trajectory, split_sample
 from ecot.core.trajectory import Trajectory
@@ -51,13 +51,13 @@ class DomainStats:
     turns_to_pass: list[int] = field(default_factory=list)
     labels_per_round: list[Counter[str]] = field(default_factory=list)
 
-    def add(self, traj: Trajectory) -> None:
+    def add(self, traj: Trajectory, sample: dict[str, Any] | None) -> None:
+        """Count a finished trajectory; `sample` is its folded sample (fold_trajectory), None when it has none."""
         self.finished += 1
         for index, turn in enumerate(traj.turns):
             while len(self.labels_per_round) <= index:
                 self.labels_per_round.append(Counter())
             self.labels_per_round[index][turn.outcome.label] += 1
-        sample = fold_trajectory(traj)
         if sample is None:
             return
         self.passed += 1
@@ -87,13 +87,17 @@ class DomainStats:
         }
 
 
-def compute_stats(trajectories: Iterable[Trajectory]) -> dict[str, DomainStats]:
-    """Per-domain statistics (sorted by domain) plus an `all` row; pass finished trajectories only."""
+def compute_stats(
+    trajectories: Iterable[Trajectory], fold: Callable[[Trajectory], dict[str, Any] | None] = fold_trajectory
+) -> dict[str, DomainStats]:
+    """Per-domain statistics (sorted by domain) plus an `all` row; pass finished trajectories only.
+    `fold` gives a trajectory's folded sample (a caller that already folded it passes a lookup)."""
     per_domain: dict[str, DomainStats] = {}
     overall = DomainStats(ALL)
     for traj in trajectories:
-        per_domain.setdefault(traj.domain, DomainStats(traj.domain)).add(traj)
-        overall.add(traj)
+        sample = fold(traj)  # once: the domain's row and the `all` row both count it
+        per_domain.setdefault(traj.domain, DomainStats(traj.domain)).add(traj, sample)
+        overall.add(traj, sample)
     result = {name: per_domain[name] for name in sorted(per_domain)}
     if result:
         result[ALL] = overall

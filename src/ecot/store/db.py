@@ -250,6 +250,15 @@ class TrajectoryStore:
         ).fetchone()
         return {key: int(row[key]) for key in ("trajectories", "finished", "passed", "turns")}
 
+    def run_activity(self) -> dict[int, dict[str, Any]]:
+        """Per run: trajectories (all, finished, passed) and when the first started and the last finished."""
+        rows = self._conn.execute(
+            "SELECT run_id, COUNT(*) AS trajectories, COUNT(status) AS finished, "
+            "COALESCE(SUM(status = 'passed'), 0) AS passed, MIN(started_at) AS first_started, "
+            "MAX(finished_at) AS last_finished FROM trajectories GROUP BY run_id"
+        ).fetchall()
+        return {int(row["run_id"]): {k: row[k] for k in row.keys() if k != "run_id"} for row in rows}
+
     def started(self, run_id: int) -> set[tuple[str, int]]:
         """(task_id, sample) of the run's trajectories that hold at least one turn."""
         rows = self._conn.execute(
