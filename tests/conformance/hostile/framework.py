@@ -21,8 +21,8 @@ from ecot.core.outcome import PASS, Outcome
 
 
 class Attack(str, Enum):
-    """What a candidate optimised for Pass tries. The first group was found by hostile testing and
-    must stay in no domain's KNOWN_FAILURES; the second was contained before and must stay so."""
+    """What a candidate optimised for Pass tries. The first group was found by hostile testing (the
+    cases reproducing those findings are test_hostile.FINDINGS); the second was contained before."""
 
     TAKEOVER = "takeover"  # ptrace, /proc/<pid>/mem or signals against the process that judges it
     LINK_RACE = "link_race"  # an output swapped for a link or pipe to a host file between check and open
@@ -41,10 +41,6 @@ class Attack(str, Enum):
     READ_SECRETS = "read_secrets"  # host files (/etc/shadow, /root) and the host's environment
     WRITE_OUTSIDE = "write_outside"  # files outside the work dir
     FORGED_PRINT = "forged_print"  # prints imitating a passing summary ("PASS", "Mismatches: 0")
-
-
-FOUND = (Attack.TAKEOVER, Attack.LINK_RACE, Attack.READ_REFERENCE, Attack.FORGE_CHANNEL, Attack.INSTRUMENTATION,
-         Attack.HIDE_FROM_CHECKS, Attack.EARLY_EXIT, Attack.DISK_FILL, Attack.PERSIST)
 
 
 def not_pass(outcome: Outcome) -> bool:

@@ -18,12 +18,28 @@ from ecot.core.outcome import PASS, Outcome
 from ecot.core.trajectory import REAL
 
 from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
-from .framework import FOUND, Attack, Case, DomainCases, NotApplicable, cases_of
+from .framework import Attack, Case, DomainCases, NotApplicable, cases_of
 
 DOMAINS = ("rtl", "gpu", "cad", "firmware", "asm", "python")
 
-# (domain, attack) -> why it is not contained yet. Must stay empty for the classes in FOUND.
-KNOWN_FAILURES: dict[tuple[str, Attack], str] = {}
+# (domain, case name) -> why that case is not contained yet. None of FINDINGS may ever be listed here.
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
+
+# The cases that reproduce the findings of hostile testing that this suite was written for (issue 15).
+FINDINGS: dict[tuple[str, str], str] = {
+    ("cad", "ptrace-or-mem-of-any-other-process"): "1: the candidate takes over the warm interpreter",
+    ("gpu", "ptrace-or-mem-of-any-other-process"): "1: the candidate takes over the warm interpreter",
+    ("cad", "takeover-then-wrong-answer"): "1: a takeover changes later verdicts in the same worker",
+    ("gpu", "takeover-then-wrong-answer"): "1: a takeover changes later verdicts in the same worker",
+    **{("gpu", f"outputs-swapped-for-host-links-{i}"): "2: host files leak through a symlink race" for i in range(3)},
+    ("cad", "bundled-suites"): "3: jobs can read every reference",
+    ("gpu", "bundled-suites"): "3: jobs can read every reference",
+    ("python", "timers_off_slow_then_forged_records"): "4: Timeout becomes Pass through the result fd",
+    ("asm", "toggle_collect_around_slow_loop"): "5: a client request forges the speedup",
+    ("rtl", "unparsable_line"): "6: a line Yosys cannot parse skips the structural checks",
+    ("rtl", "finish_at_zero"): "7: an early $finish ends the run before any sample",
+    ("python", "two_gigabytes"): "8: no per-job disk quota",
+}
 
 
 def _module(domain: str) -> Any:
@@ -49,8 +65,8 @@ def _params() -> list[Any]:
         for attack, entry in domain_cases(domain).items():
             for case in cases_of(entry):
                 marks = []
-                if (domain, attack) in KNOWN_FAILURES:
-                    marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[(domain, attack)], strict=True))
+                if (domain, case.name) in KNOWN_FAILURES:
+                    marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[(domain, case.name)], strict=True))
                 params.append(pytest.param(domain, attack, case, id=f"{domain}-{attack.value}-{case.name}", marks=marks))
     return params
 
@@ -86,14 +102,16 @@ def test_every_attack_class_is_covered(domain: str) -> None:
     assert not missing, f"{domain} has no case (or NotApplicable) for: {missing}"
     for attack, entry in cases.items():
         if isinstance(entry, NotApplicable):
-            assert attack not in FOUND or entry.reason, f"{domain}/{attack.value}: say why it cannot arise"
             assert len(entry.reason) > 20, f"{domain}/{attack.value}: a reason is a sentence"
         else:
             assert cases_of(entry), f"{domain}/{attack.value}: an empty case list tests nothing"
 
 
-def test_found_classes_are_not_known_failures() -> None:
-    assert not [key for key in KNOWN_FAILURES if key[1] in FOUND]
+def test_every_finding_has_its_case_and_none_is_a_known_failure() -> None:
+    names = {(d, c.name) for d in DOMAINS for e in domain_cases(d).values() for c in cases_of(e)}
+    assert set(FINDINGS) <= names, f"findings without their case: {sorted(set(FINDINGS) - names)}"
+    assert not set(FINDINGS) & set(KNOWN_FAILURES)
+    assert set(KNOWN_FAILURES) <= names, "a known failure names no case"
 
 
 def test_cases_are_unique() -> None:
