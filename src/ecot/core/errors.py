@@ -26,3 +26,11 @@ class ToolMissingError(EcotError):
 
 class UnknownNameError(EcotError):
     """A registry lookup for a name nobody registered."""
+
+
+class TaskOptionsError(TaskFormatError):
+    """A task's backend [options] do not fit its domain's option model; names the file and option."""
+
+    def __init__(self, where: str, option: str, message: str) -> None:
+        super().__init__(where, f"option '{option}': {message}")
+        self.option = option

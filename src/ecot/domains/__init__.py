@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import import_module
 
-from ecot.domains.base import Backend
+from ecot.domains.base import Backend, DomainOptions, FreeOptions
 from ecot.core.registry import Registry
 
 BACKENDS: Registry[type[Backend]] = Registry(
@@ -20,6 +21,30 @@ BACKENDS: Registry[type[Backend]] = Registry(
 )
 
 
+# each built-in domain's option model, imported only when asked for (the modules are light: pydantic only)
+OPTION_MODELS: dict[str, str] = {
+    "rtl": "ecot.domains.rtl.options:RtlOptions",
+    "gpu": "ecot.domains.gpu.options:GpuOptions",
+    "cad": "ecot.domains.cad.options:CadOptions",
+    "asm": "ecot.domains.asm.options:AsmOptions",
+    "python": "ecot.domains.python.options:PythonOptions",
+    "firmware": "ecot.domains.firmware.options:FirmwareOptions",
+}
+
+
+@lru_cache(maxsize=None)
+def options_model(domain: str) -> type[DomainOptions]:
+    """The model of a domain's task [options]: a built-in one, else the registered backend's
+    `options_model`, else FreeOptions (a domain nobody registered is checked only by its backend)."""
+    if domain in OPTION_MODELS:
+        module, _, name = OPTION_MODELS[domain].partition(":")
+        model: type[DomainOptions] = getattr(import_module(module), name)
+        return model
+    if domain in BACKENDS.names():
+        return BACKENDS.get(domain).options_model
+    return FreeOptions
+
+
 @lru_cache(maxsize=None)
 def get_backend(domain: str) -> Backend:
     """One checked backend instance per domain and process (backends keep warm state)."""
@@ -28,4 +53,4 @@ def get_backend(domain: str) -> Backend:
     return backend
 
 
-__all__ = ["BACKENDS", "Backend", "get_backend"]
+__all__ = ["BACKENDS", "Backend", "DomainOptions", "get_backend", "options_model"]

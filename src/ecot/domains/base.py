@@ -8,11 +8,74 @@ import subprocess
 import time
 from abc import ABC, abstractmethod
 from functools import lru_cache
-from typing import ClassVar
+from types import TracebackType
+from typing import Any, ClassVar, Mapping, Self
 
-from ecot.core.errors import ToolMissingError
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ecot.core.errors import TaskOptionsError, ToolMissingError
 from ecot.core.outcome import COMMON_LABELS, Outcome, infra_error
 from ecot.core.task import Task
+
+
+class OptionProblem(ValueError):
+    """An option that is well-typed but does not fit the task (e.g. it names a file the bundle lacks)."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"option '{option}': {message}")
+        self.option, self.message = option, message
+
+
+class DomainOptions(BaseModel):
+    """A domain's task [options]: typed, with defaults, and no unknown names (a typo is an error).
+
+    Task files keep options as a plain table; the model is built from it when a suite is loaded (to
+    fail early, naming the file) and again by the backend, which reads only the typed fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def check_bundle(self, files: Mapping[str, str]) -> None:
+        """Checks that need the task's bundle (a named file must exist); raises OptionProblem."""
+
+    @classmethod
+    def of_task(cls, task: Task) -> Self:
+        """The typed options of a task built in code (suites are checked at load); ValueError if wrong."""
+        try:
+            made = cls.model_validate(dict(task.options))
+            made.check_bundle(task.files)
+        except ValidationError as err:
+            option, message = describe_options_error(err)
+            raise ValueError(f"task {task.id}: option '{option}': {message}") from None
+        except OptionProblem as err:
+            raise ValueError(f"task {task.id}: {err}") from None
+        return made
+
+
+class FreeOptions(DomainOptions):
+    """Options of a domain that declares no model: anything goes, the backend checks what it reads."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+def describe_options_error(err: ValidationError) -> tuple[str, str]:
+    """(option name, message) of the first problem pydantic found."""
+    first = err.errors()[0]
+    option = ".".join(str(part) for part in first["loc"]) or "(options)"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown option (a typo?)"
+    more = f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else ""
+    return option, message + more
+
+
+def check_options(model: type[DomainOptions], options: Mapping[str, Any], files: Mapping[str, str], where: str) -> None:
+    """Validate a task's options at load time; TaskOptionsError names the file and the option."""
+    try:
+        model.model_validate(dict(options)).check_bundle(files)
+    except ValidationError as err:
+        raise TaskOptionsError(where, *describe_options_error(err)) from None
+    except OptionProblem as err:
+        raise TaskOptionsError(where, err.option, err.message) from None
 
 
 class Backend(ABC):
@@ -23,6 +86,7 @@ class Backend(ABC):
     # what one evaluation needs, for placement on Ray (vocabulary in ecot.executors.local: "cpu", "gpu",
     # "memory_mb", "toolchain:<name>", custom names); "toolchain:<domain>" is always implied
     requires: ClassVar[dict[str, float]] = {}
+    options_model: ClassVar[type[DomainOptions]] = FreeOptions  # the task [options] this backend reads
 
     def check_tools(self) -> None:
         for tool in self.tools:

@@ -82,9 +82,20 @@ def parse_task(data: Any, where: str) -> Task:
     if not isinstance(data, dict):
         raise TaskFormatError(where, f"expected an object, got {type(data).__name__}")
     try:
-        return TaskModel.model_validate(data).to_task()
+        task = TaskModel.model_validate(data).to_task()
     except ValidationError as err:
         raise TaskFormatError(where, _describe(err)) from None
+    check_task_options(task, where)
+    return task
+
+
+def check_task_options(task: Task, where: str) -> None:
+    """A typo or a bad value in [options] fails here, at load, naming the file and the option
+    (TaskOptionsError), rather than as an Infra_Error at evaluation time."""
+    from ecot.domains import options_model  # the domains layer sits above tasks: imported when used
+    from ecot.domains.base import check_options
+
+    check_options(options_model(task.domain), task.options, task.files, where)
 
 
 def _read_text(path: Path, where: str) -> str:

@@ -31,6 +31,7 @@ from ecot.domains.asm import logs
 from ecot.domains.asm import prep
 from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
 from ecot.domains.asm.speed import measure
+from ecot.domains.asm.options import AsmOptions
 from ecot.domains.base import Backend, tool_version
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
@@ -44,6 +45,7 @@ PAST_END_NOTE = "<past the end>"
 
 class AsmBackend(Backend):
     domain = "asm"
+    options_model = AsmOptions
     labels: ClassVar[tuple[str, ...]] = (
         PASS,
         ASSEMBLY_ERROR,

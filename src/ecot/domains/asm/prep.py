@@ -13,15 +13,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from ecot import sandbox
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm.driver import HARNESS_H, HEADER_NAME
 from ecot.domains.asm.elf import check_program
+from ecot.domains.asm.options import AsmOptions
 from ecot.core.task import Task
 
-SpeedMode = Literal["both", "callgrind", "wall", "off"]
+AsmSpec = AsmOptions  # the name the asm modules use for the typed options
 SOLUTION = "solution.s"
 SPEED_SEED = 1  # the speed workload is the same for every candidate, so the baseline count is cached
 PAST_END = "ecot_past_end"
@@ -30,43 +30,6 @@ PAST_END = "ecot_past_end"
 GUARD_S = f".text\n.globl {PAST_END}\n.type {PAST_END}, @function\n{PAST_END}:\n\tud2\n\tud2\n.section .note.GNU-stack,\"\",@progbits\n"
 DRIVER_FLAGS = ("-O2", "-w", "-fno-pie")
 OBJECT_BYTES = 64 << 20  # the most the host reads back of an object or program
-
-
-@dataclass(frozen=True)
-class AsmSpec:
-    """The task's [options] for the asm backend (see docs/domains/asm.md)."""
-
-    function: str
-    driver: str = "driver.c"
-    baseline: str = "baseline.s"
-    tests: str = "tests.txt"
-    random_cases: int = 200
-    speed: SpeedMode = "callgrind"  # wall time too with "both": noisy on shared machines, so opt-in
-    speed_cases: int = 100
-    bench_ms: float = 10.0
-
-    @classmethod
-    def of(cls, task: Task) -> AsmSpec:
-        opts = dict(task.options)
-        if not isinstance(opts.get("function"), str) or not opts["function"]:
-            raise ValueError(f"task {task.id}: option `function` (the C function's name) is required")
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(opts) - known)
-        if unknown:
-            raise ValueError(f"task {task.id}: unknown asm option(s) {', '.join(unknown)}")
-        spec = cls(**opts)
-        if spec.speed not in ("both", "callgrind", "wall", "off"):
-            raise ValueError(f"task {task.id}: option speed must be both, callgrind, wall or off, not {spec.speed!r}")
-        for name in (spec.driver, spec.baseline, spec.tests):
-            if name not in task.files:
-                raise ValueError(f"task {task.id}: bundle file {name!r} is missing")
-        return spec
-
-    def counts_instructions(self) -> bool:
-        return self.speed in ("both", "callgrind")
-
-    def times_wall(self) -> bool:
-        return self.speed in ("both", "wall")
 
 
 @dataclass

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from ecot import sandbox
 from ecot.domains.cad import verdict
+from ecot.domains.cad.options import CadOptions
 from ecot.domains.base import Backend
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import (
@@ -57,6 +58,7 @@ class ReferenceFailed(RuntimeError):
 
 class CadBackend(Backend):
     domain = "cad"
+    options_model = CadOptions
     labels: ClassVar[tuple[str, ...]] = (
         PASS,
         verdict.SYNTAX_ERROR,
@@ -179,7 +181,7 @@ class CadBackend(Backend):
     def reference_shape(self, task: Task) -> bytes:
         """The reference solid as BREP bytes, built on first use and kept in memory (least recently used
         dropped first): no file of it exists that a job, or a process left behind, could find."""
-        step = task.option("reference_step")
+        step = CadOptions.of_task(task).reference_step
         if step is not None and step not in task.files:
             raise ReferenceFailed(f"task {task.id}: reference_step {step!r} is not a bundle file")
         source = task.files[step] if step else task.reference

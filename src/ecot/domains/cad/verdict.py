@@ -13,9 +13,13 @@ import signal
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+from pydantic import ValidationError
+
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, truncate_log
 from ecot.sandbox import ExecResult
 from ecot.core.task import Limits
+from ecot.domains.base import describe_options_error
+from ecot.domains.cad.options import CadOptions
 
 SYNTAX_ERROR = "Syntax_Error"
 RUNTIME_ERROR = "Runtime_Error"
@@ -43,24 +47,13 @@ class Thresholds:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], where: str) -> Thresholds:
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in options:
-                continue
-            value = options[f.name]
-            if f.name in ("single_solid", "self_check"):
-                if not isinstance(value, bool):
-                    raise ValueError(f"{where}: option {f.name} must be true or false, got {value!r}")
-            elif f.name in ("voxels", "samples"):
-                if not isinstance(value, int) or not 8 <= value <= 20000:
-                    raise ValueError(f"{where}: option {f.name} must be an integer in 8..20000, got {value!r}")
-            elif not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{where}: option {f.name} must be a non-negative number, got {value!r}")
-            values[f.name] = value
-        for name in ("iou_min", "voxel_iou_min", "voxel_fallback_min"):
-            if values.get(name) is not None and values[name] > 1:
-                raise ValueError(f"{where}: option {name} must be at most 1, got {values[name]!r}")
-        return cls(**values)
+        """The thresholds among a task's options, checked by the domain's option model (ValueError if wrong)."""
+        try:
+            typed = CadOptions.model_validate(dict(options))
+        except ValidationError as err:
+            option, message = describe_options_error(err)
+            raise ValueError(f"{where}: option '{option}': {message}") from None
+        return cls(**{f.name: getattr(typed, f.name) for f in fields(cls)})
 
     def check_options(self) -> dict[str, Any]:
         return {"self_check": self.self_check, "voxels": self.voxels, "samples": self.samples, "fuzzy": self.fuzzy}

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from ecot import sandbox
 from ecot.domains.firmware import build
 from ecot.domains.firmware import run as qemu
+from ecot.domains.firmware.options import FirmwareOptions
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.firmware.expect import Expectations, parse_expectations
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH, judge
@@ -51,6 +52,7 @@ NEWLIB_HINT = "install the Debian package libnewlib-arm-none-eabi (`make setup`)
 
 class FirmwareBackend(Backend):
     domain = "firmware"
+    options_model = FirmwareOptions
     labels: ClassVar[tuple[str, ...]] = (
         PASS,
         COMPILATION_ERROR,

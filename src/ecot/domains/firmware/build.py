@@ -20,6 +20,7 @@ from typing import Any
 from ecot import sandbox
 from ecot.tasks.suite import bundled_suite_path
 from ecot.core.task import Task
+from ecot.domains.firmware.options import FirmwareOptions
 
 SUPPORT_DIR = bundled_suite_path("firmware") / "_support"
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
@@ -37,36 +38,7 @@ CFLAGS = (*ARCH, "-std=gnu11", "-g", "-ffunction-sections", "-fdata-sections", *
 TRUSTED_FLAGS = ("-O2", "-ffreestanding", "-fno-builtin", "-fno-tree-loop-distribute-patterns")
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The task options the backend understands (see docs/domains/firmware.md)."""
-
-    source_file: str = "solution.c"
-    harness: str = "harness.c"
-    expect: str = "expect.toml"
-    opt: str = "-O2"
-    cflags: tuple[str, ...] = ()
-    stack_size: int = 4096
-    heap_size: int = 2048
-    sim_ms: int = 200
-    max_accesses: int = 50_000
-
-    @classmethod
-    def of(cls, task: Task) -> Settings:
-        opts = dict(task.options)
-        known = set(cls.__dataclass_fields__)
-        unknown = set(opts) - known
-        if unknown:
-            raise ValueError(f"task {task.id}: unknown firmware options {sorted(unknown)} (known: {sorted(known)})")
-        if "cflags" in opts:
-            opts["cflags"] = tuple(str(f) for f in opts["cflags"])
-        made = cls(**opts)
-        if not re.fullmatch(r"-O[0-3sgz]?", made.opt):
-            raise ValueError(f"task {task.id}: option opt must be like -O2, got {made.opt!r}")
-        for name in ("stack_size", "heap_size", "sim_ms", "max_accesses"):
-            if int(getattr(made, name)) <= 0:
-                raise ValueError(f"task {task.id}: option {name} must be positive")
-        return made
+Settings = FirmwareOptions  # the name the firmware modules use for the typed options
 
 
 def platform_files() -> dict[str, str]:

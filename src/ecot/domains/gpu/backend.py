@@ -15,7 +15,7 @@ imported torch, each in its own work dir (gpu_runner):
    compare; with CUDA, time the reference and torch.compile.
 
 Labels: Pass, Compilation_Error, Runtime_Error, Memory_Fault, Numerical_Mismatch, Timeout (and the
-common Infra_Error / No_Code). Options: see gpu_options.GpuOptions and docs/domains/gpu.md.
+common Infra_Error / No_Code). Options: see options.GpuOptions and docs/domains/gpu.md.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ COMPILE_CACHE_ENTRIES = 512
 
 class GpuBackend(Backend):
     domain = "gpu"
+    options_model = GpuOptions
     labels: ClassVar[tuple[str, ...]] = out.LABELS
     install_hint = "install the ml extra (`pip install -e .[ml]`: torch and triton)"
 
@@ -73,7 +74,7 @@ class GpuBackend(Backend):
         return found
 
     def evaluate(self, task: Task, candidate: str) -> Outcome:
-        opts = GpuOptions.from_task(task.options, task.id)
+        opts = GpuOptions.of_task(task)
         model = task.files.get(opts.model_file)
         if model is None:
             raise ValueError(f"task {task.id}: the bundle has no {opts.model_file} (the reference Model)")

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from ecot import sandbox
 from ecot.domains.python import bundle as python_bundle
+from ecot.domains.python.options import PythonOptions
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.domains.python.verdict import (
@@ -56,6 +57,7 @@ class Reference:
 
 class PythonBackend(Backend):
     domain = "python"
+    options_model = PythonOptions
     labels: ClassVar[tuple[str, ...]] = (
         PASS,
         SYNTAX_ERROR,

@@ -9,67 +9,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
-from typing import Any, Iterator, Literal
+from dataclasses import dataclass
+from typing import Any, Iterator
 
 from ecot.core.task import Task
+from ecot.domains.python.options import Compare, Mode, PythonOptions
 
-Mode = Literal["function", "stdio"]
-Compare = Literal["exact", "lines", "tokens"]
-TIME_FACTOR = 5.0  # a test may use this many times the reference's CPU time ...
-TIME_FLOOR_S = 1.0  # ... but never less than this (interpreter noise dominates tiny tests)
 REL_TOL, ABS_TOL = 1e-6, 1e-9  # float answers
 MISSING = object()
 
 
-@dataclass(frozen=True)
-class PySpec:
-    """The task's [options] for the python backend (see docs/domains/python.md)."""
-
-    mode: Mode = "function"
-    entry_point: str = ""
-    tests: str = "tests.json"
-    compare: Compare | None = None  # default: exact for function mode, lines for stdio
-    time_factor: float = TIME_FACTOR
-    time_floor_s: float = TIME_FLOOR_S
-    trace: bool = False
-    trace_test: int | None = None  # default: the first failing test, else test 0
-    trace_events: int = 400
-    trace_repr: int = 80
-
-    @classmethod
-    def of(cls, task: Task) -> PySpec:
-        opts = dict(task.options)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(opts) - known)
-        if unknown:
-            raise ValueError(f"task {task.id}: unknown python option(s) {', '.join(unknown)}")
-        if "mode" not in opts:
-            opts["mode"] = "function" if opts.get("entry_point") else "stdio"
-        spec = cls(**opts)
-        if spec.mode not in ("function", "stdio"):
-            raise ValueError(f"task {task.id}: option mode must be function or stdio, not {spec.mode!r}")
-        if spec.mode == "function" and not spec.entry_point:
-            raise ValueError(f"task {task.id}: function mode needs option entry_point")
-        if spec.tests not in task.files:
-            raise ValueError(f"task {task.id}: bundle file {spec.tests!r} is missing")
-        return spec
-
-    @property
-    def comparison(self) -> Compare:
-        return self.compare or ("exact" if self.mode == "function" else "lines")
-
-    def tracing(self) -> bool:
-        """Traces are recorded when the task asks, or for every task with ECOT_PYTHON_TRACE=1."""
-        return self.trace or os.environ.get("ECOT_PYTHON_TRACE", "") not in ("", "0")
-
-    def limit(self, reference_cpu: float | None) -> float:
-        if reference_cpu is None:
-            return max(self.time_floor_s, 2.0)
-        return max(self.time_floor_s, self.time_factor * reference_cpu)
+PySpec = PythonOptions  # the name the python modules use for the typed options
 
 
 @contextmanager

@@ -6,7 +6,7 @@ as the reference does); elaborate the design on its own when it could reach outs
 Yosys and, when asked for, Verilator on the text the simulator compiled (rtl_checks). See
 docs/domains/rtl.md.
 
-Per-task options (task.toml [options]):
+Per-task options (task.toml [options]; the typed model is options.RtlOptions, checked at suite load):
   top            module the candidate must define (Yosys/Verilator; without it every module is checked)
   testbench      bundle file with the self-checking testbench (default: testbench.sv/.v, tb.sv/.v)
   design_file    name the candidate is written to (default design.sv)
@@ -35,6 +35,7 @@ from ecot.domains.rtl import checks
 from ecot.domains.rtl import expect as rtl_expect
 from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl import sim
+from ecot.domains.rtl.options import RtlOptions
 from ecot.domains.base import Backend
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.core.task import Task
@@ -44,12 +45,11 @@ ELABORATION_ERROR = sim.ELABORATION_ERROR
 SIMULATION_MISMATCH = sim.SIMULATION_MISMATCH
 SYNTHESIS_ERROR = checks.SYNTHESIS_ERROR
 LINT_ERROR = checks.LINT_ERROR
-DEFAULT_PASS = sim.DEFAULT_PASS
-DEFAULT_COUNT = sim.DEFAULT_COUNT
 
 
 class RtlBackend(Backend):
     domain = "rtl"
+    options_model = RtlOptions
     labels: ClassVar[tuple[str, ...]] = (
         PASS,
         SYNTAX_ERROR,
@@ -65,14 +65,14 @@ class RtlBackend(Backend):
 
     def evaluate(self, task: Task, candidate: str) -> Outcome:
         mode = checks.synth_mode(task)
-        refused = rtl_logs.outside_paths(candidate, str(task.option("design_file", "design.sv")))
+        refused = rtl_logs.outside_paths(candidate, RtlOptions.of_task(task).design_file)
         if refused:
             what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
         # without a backtick there is no directive: the preprocessor would return the text unchanged
         directives = "`" in candidate
         with sandbox.workdir("ecot-rtl-") as work:
-            wanted = directives and (mode != "off" or bool(task.option("lint", False)))
+            wanted = directives and (mode != "off" or RtlOptions.of_task(task).lint)
             run = sim.simulate(task, candidate, work, preprocess=wanted)
             outcome = rtl_expect.check(task, run, candidate)
             if outcome.passed:
@@ -84,7 +84,7 @@ class RtlBackend(Backend):
         """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
         hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
         structural = mode != "off" and (outcome.passed or hung)
-        lint = outcome.passed and bool(task.option("lint", False))
+        lint = outcome.passed and RtlOptions.of_task(task).lint
         if not (structural or lint):
             return outcome
         checked = checks.checked_source(task, preprocessed)

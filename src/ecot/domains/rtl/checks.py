@@ -18,13 +18,12 @@ from typing import Any
 from ecot import sandbox
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
+from ecot.domains.rtl.options import RtlOptions, SynthMode
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
 
 SYNTHESIS_ERROR = "Synthesis_Error"
 LINT_ERROR = "Lint_Error"
-LINT_FLAGS = ("-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSEDSIGNAL", "-Wno-UNUSEDPARAM", "-Wno-EOFNEWLINE")
-SYNTH_MODES = ("check", "strict", "warn", "off")
 OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
 
 
@@ -38,7 +37,7 @@ def standalone(task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
     alone.mkdir()
     sources = {"design.sv": candidate, **helper_sources(task)}
     sandbox.write_files(alone, sources)
-    top = task.option("top")
+    top = RtlOptions.of_task(task).top
     argv = ["iverilog", "-g2012", *(["-s", str(top)] if top else []), "-t", "null", "-o", "alone.out", *sources]
     result = sandbox.run(argv, alone, task.limits)
     if result.returncode == 0:
@@ -51,7 +50,7 @@ def standalone(task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
 def helper_sources(task: Task) -> dict[str, str]:
     """Bundle sources a design may use: neither the testbench nor files defining hidden modules."""
     testbench = rtl_sim.testbench_name(task)
-    hidden = set(task.option("hidden_modules", []))
+    hidden = set(RtlOptions.of_task(task).hidden_modules)
     return {
         name: text
         for name, text in task.files.items()
@@ -70,15 +69,12 @@ def checked_source(task: Task, preprocessed: str | None) -> str | Outcome:
 
 
 def _design_name(task: Task) -> str:
-    return str(task.option("design_file", "design.sv"))
+    return RtlOptions.of_task(task).design_file
 
 
 # -- Yosys ------------------------------------------------------------------------------------------
-def synth_mode(task: Task) -> str:
-    mode = str(task.option("synth", "check"))
-    if mode not in SYNTH_MODES:
-        raise ValueError(f"task {task.id}: option synth must be one of {', '.join(SYNTH_MODES)}, got {mode!r}")
-    return mode
+def synth_mode(task: Task) -> SynthMode:
+    return RtlOptions.of_task(task).synth
 
 
 def as_warning(sim: Outcome, checked: Outcome) -> Outcome:
@@ -98,14 +94,14 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     folder.mkdir()
     design = _design_name(task)
     sandbox.write_files(folder, {design: checked})
-    top = task.option("top")
+    top = RtlOptions.of_task(task).top
     hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
     # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
-    passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten" if task.option("gate_count") else f"{hierarchy}; proc; flatten; check; opt_clean; stat"
+    passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten" if RtlOptions.of_task(task).gate_count else f"{hierarchy}; proc; flatten; check; opt_clean; stat"
     result = sandbox.run(["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"], folder, task.limits.scaled(output_kb=4096), proc_fs=True)
     findings = logs.read_yosys(result.output)
     metrics = {**sim.metrics, **findings.metrics}
-    problems = [p for p in findings.problems if not (task.option("allow_latches") and "latch" in p)]
+    problems = [p for p in findings.problems if not (RtlOptions.of_task(task).allow_latches and "latch" in p)]
     log = truncate_log(sim.log + "\n" + result.output)
     if problems:
         prefix = "simulation hung; " if sim.label == TIMEOUT else ""
@@ -142,9 +138,10 @@ def lint(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     folder.mkdir()
     design = _design_name(task)
     sandbox.write_files(folder, {design: checked})
-    argv = ["verilator", "--lint-only", *task.option("lint_flags", LINT_FLAGS), design]
-    if task.option("top"):
-        argv += ["--top-module", str(task.option("top"))]
+    opts = RtlOptions.of_task(task)
+    argv = ["verilator", "--lint-only", *opts.lint_flags, design]
+    if opts.top:
+        argv += ["--top-module", opts.top]
     result = sandbox.run(argv, folder, task.limits, proc_fs=True)
     findings = logs.read_verilator(result.output)
     metrics: dict[str, Any] = {**sim.metrics, "lint_findings": len(findings)}

@@ -26,6 +26,7 @@ from typing import Any
 from ecot import sandbox
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
+from ecot.domains.rtl.options import RtlOptions
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 
@@ -47,7 +48,7 @@ def check(task: Task, run: rtl_sim.SimRun, candidate: str) -> Outcome:
     if not outcome.passed:
         return outcome
     expected = profile(task)
-    problem = _shortfall(run, expected, _enders(candidate, str(task.option("design_file", "design.sv"))))
+    problem = _shortfall(run, expected, _enders(candidate, RtlOptions.of_task(task).design_file))
     if problem is None:
         return outcome
     return Outcome(rtl_sim.SIMULATION_MISMATCH, problem, outcome.log, outcome.metrics)
@@ -77,7 +78,7 @@ def _enders(candidate: str, design: str) -> str:
 
 def profile(task: Task) -> Profile:
     """The expected run of this task: from option `samples`, else the reference's run (cached)."""
-    option = task.option("samples")
+    option = RtlOptions.of_task(task).samples
     static = logs.calls_finish(task.files[rtl_sim.testbench_name(task)])
     if option == "any":
         return Profile(None, static, "option samples")

@@ -19,6 +19,7 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.domains.rtl import logs
+from ecot.domains.rtl.options import RtlOptions
 from ecot.core.outcome import (
     PASS,
     RESOURCE_LIMIT,
@@ -33,8 +34,6 @@ SYNTAX_ERROR = "Syntax_Error"
 ELABORATION_ERROR = "Elaboration_Error"
 SIMULATION_MISMATCH = "Simulation_Mismatch"
 
-DEFAULT_PASS = r"Mismatches: 0 in \d+ samples"
-DEFAULT_COUNT = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
 TESTBENCH_NAMES = ("testbench.sv", "testbench.v", "tb.sv", "tb.v")
 SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh")
 MAX_PREPROCESSED = 8 * 1024 * 1024
@@ -67,11 +66,12 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
     written before any design code runs under a name the design cannot know (for the checkers)."""
     tag = logs.new_tag()
     tb_name = testbench_name(task)
-    design = str(task.option("design_file", "design.sv"))
+    design = RtlOptions.of_task(task).design_file
     renames = _hidden_renames(task, task.files[tb_name])
     bundle = _bundle(task, tb_name, tag, renames)
     sandbox.write_files(work, {**bundle.plain, design: candidate})
-    top = renames.get(task.option("tb_top", ""), None) or logs.top_testbench_module(bundle.testbench)
+    tb_top = RtlOptions.of_task(task).tb_top
+    top = (renames.get(tb_top) if tb_top else None) or logs.top_testbench_module(bundle.testbench)
     if top is None:
         return SimRun(infra_error(f"task {task.id}: no module found in testbench {tb_name}"))
     steps = [sandbox.Step(["iverilog", "-g2012", "-s", str(top), "-o", "c.vvp", design, *bundle.feeds], feeds=bundle.feeds)]
@@ -80,7 +80,7 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
         steps.append(sandbox.Step(["iverilog", "-g2012", "-E", "-o", kept, design]))
     steps.append(sandbox.Step(
         # -none: $dumpvars writes nothing, so a design cannot dump and read back the testbench's signals
-        ["vvp", "-n", "sim.vvp", "-none", *[str(a) for a in task.option("plusargs", [])]],
+        ["vvp", "-n", "sim.vvp", "-none", *RtlOptions.of_task(task).plusargs],
         feed_files={"sim.vvp": "c.vvp"},
     ))
     results = sandbox.run_steps(steps, work, task.limits)
@@ -124,7 +124,7 @@ def _hidden_files(task: Task, tb_name: str) -> dict[str, str]:
     """Data files only the testbench may read (option hidden_files; by default every bundle file
     the testbench names in a string literal, e.g. RTLLM's expected-value files) -> secret names."""
     data = [name for name in task.files if not name.endswith(SOURCE_SUFFIXES)]
-    named = task.option("hidden_files")
+    named = RtlOptions.of_task(task).hidden_files
     if named is None:
         named = [name for name in data if f'"{name}"' in task.files[tb_name]]
     suffix = secrets.token_hex(6)
@@ -152,9 +152,9 @@ def _sim_run(task: Task, result: sandbox.ExecResult, tag: str, back: dict[str, s
         return SimRun(Outcome(ELABORATION_ERROR, _load_diagnostic(refused), log))
     verdict = logs.judge_simulation(
         lines,
-        str(task.option("pass_pattern", DEFAULT_PASS)),
-        task.option("fail_pattern"),
-        task.option("count_pattern", DEFAULT_COUNT),
+        (opts := RtlOptions.of_task(task)).pass_pattern,
+        opts.fail_pattern,
+        opts.count_pattern,
     )
     metrics: dict[str, Any] = {**verdict.metrics, "sim_s": round(result.wall_s, 4)}
     diagnostic = verdict.diagnostic
@@ -197,7 +197,7 @@ def _compile_outcome(result: sandbox.ExecResult, back: dict[str, str], task: Tas
 
 
 def testbench_name(task: Task) -> str:
-    name = task.option("testbench")
+    name = RtlOptions.of_task(task).testbench
     if name:
         if name not in task.files:
             raise ValueError(f"task {task.id}: testbench file {name!r} is not in the bundle")
@@ -212,7 +212,7 @@ def _hidden_renames(task: Task, testbench: str) -> dict[str, str]:
     """Per-evaluation names for the testbench's modules and the task's hidden ones: a design cannot
     instantiate them or reach into the testbench with hierarchical or upward references."""
     suffix = secrets.token_hex(4)
-    names = [*logs.declared_modules(testbench), *task.option("hidden_modules", [])]
+    names = [*logs.declared_modules(testbench), *RtlOptions.of_task(task).hidden_modules]
     return {name: f"{name}_{suffix}" for name in dict.fromkeys(names)}
 
 
