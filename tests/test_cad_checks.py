@@ -70,10 +70,11 @@ def test_point_triangle_distance_inside_and_beyond_an_edge() -> None:
 
 # -- thresholds ----------------------------------------------------------------------------------------
 def test_thresholds_read_and_validate_task_options() -> None:
-    read = Thresholds.from_options({"iou_min": 0.99, "single_solid": False, "samples": 500, "other": 1}, "task x")
+    read = Thresholds.from_options({"iou_min": 0.99, "single_solid": False, "samples": 500, "reference_step": "r.step"}, "task x")
     assert read.iou_min == 0.99 and read.single_solid is False and read.samples == 500
-    for bad, match in (({"iou_min": 1.5}, "at most 1"), ({"single_solid": "yes"}, "true or false"),
-                       ({"voxels": 3}, "8..20000"), ({"bbox_tol": -1}, "non-negative")):
+    for bad, match in (({"iou_min": 1.5}, "'iou_min'.*less than or equal to 1"), ({"single_solid": "yes"}, "'single_solid'.*boolean"),
+                       ({"voxels": 3}, "'voxels'.*greater than or equal to 8"), ({"bbox_tol": -1}, "'bbox_tol'.*greater than or equal to 0"),
+                       ({"other": 1}, "'other': unknown option")):
         with pytest.raises(ValueError, match=match):
             Thresholds.from_options(bad, "task x")
 

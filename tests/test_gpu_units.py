@@ -124,12 +124,12 @@ def test_inconclusive_nvcc_errors_are_not_the_candidates() -> None:
 
 # -- options, metrics, sizes ---------------------------------------------------------------------------
 def test_options_are_validated() -> None:
-    opts = GpuOptions.from_task({"cpu_scale": 8, "atol": "0.01", "target": "sm_80"}, "gpu/x")
+    opts = GpuOptions.model_validate({"cpu_scale": 8, "atol": "0.01", "target": "sm_80"})
     assert opts.cpu_scale == 8 and opts.atol == 0.01 and opts.target == "sm_80"
-    with pytest.raises(ValueError, match="unknown gpu option"):
-        GpuOptions.from_task({"cpu_sclae": 8}, "gpu/x")
-    with pytest.raises(ValueError, match="device"):
-        GpuOptions.from_task({"device": "tpu"}, "gpu/x")
+    for bad, match in (({"cpu_sclae": 8}, "extra"), ({"device": "tpu"}, "device"), ({"target": "sm_1"}, "architecture"),
+                       ({"trials": 0}, "trials")):
+        with pytest.raises(ValueError, match=match):
+            GpuOptions.model_validate(bad)
 
 
 def test_fast_p_and_summaries() -> None:
