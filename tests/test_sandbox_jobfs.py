@@ -13,7 +13,7 @@ from typing import Any, Callable
 import pytest
 
 from ecot import sandbox
-from ecot.sandbox.warm import warm_python
+from ecot.sandbox.warm import WarmPython
 from ecot.tasks.suite import bundled_domains, bundled_suite_path
 from ecot.core.task import Limits
 
@@ -55,9 +55,12 @@ def served(script: str, limits: Limits = LIMITS, files: dict[str, str] | None = 
         return result, names, size
 
 
+WARM = WarmPython(("json",))  # started by the first job, stopped by its safety net when the tests end
+
+
 def warm(code: str, limits: Limits = LIMITS) -> tuple[Any, set[str], int]:
     with sandbox.workdir() as work:
-        result = warm_python(("json",)).run(work, code, limits)
+        result = WARM.run(work, code, limits)
         names = {str(p.relative_to(work)) for p in work.rglob("*")}
         size = sum(p.stat().st_size for p in work.rglob("*") if p.is_file() and not p.is_symlink())
         return result, names, size

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from ecot import sandbox
-from ecot.sandbox.warm import warm_python
+from ecot.sandbox.warm import WarmPython
 from ecot.core.task import Limits
 
 LIMITS = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs=16)
@@ -16,7 +16,8 @@ LIMITS = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs
 
 @pytest.fixture(scope="module")
 def runner():
-    return warm_python(("json",))
+    with WarmPython(("json",)) as warm:
+        yield warm
 
 
 def run(runner, code: str, **kw):
@@ -93,3 +94,26 @@ def _cmdline(pid: str) -> bytes:
             return handle.read()
     except OSError:
         return b""
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_close_stops_the_interpreter_and_start_brings_a_new_one() -> None:
+    warm = WarmPython(("json",))
+    warm.start()
+    first = warm.pid
+    assert first is not None and alive(first)
+    warm.close()
+    assert warm.pid is None and not alive(first)
+    assert run(warm, "print(6 * 7)")[0].stdout.strip() == "42"  # a job after close starts it again
+    second = warm.pid
+    assert second is not None and second != first
+    warm.close()
+    warm.close()  # idempotent
+    assert not alive(second)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from functools import lru_cache
 from importlib import import_module
 
@@ -45,12 +47,32 @@ def options_model(domain: str) -> type[DomainOptions]:
     return FreeOptions
 
 
-@lru_cache(maxsize=None)
+# keyed by process too: a forked child must not share its parent's warm interpreters (their pipes)
+_backends: dict[tuple[int, str], Backend] = {}
+_backends_lock = threading.Lock()
+
+
 def get_backend(domain: str) -> Backend:
-    """One checked backend instance per domain and process (backends keep warm state)."""
-    backend = BACKENDS.get(domain)()
-    backend.check_tools()
-    return backend
+    """This process's checked and prepared backend for a domain (backends keep warm state); the
+    process closes it with close_backends()."""
+    with _backends_lock:
+        key = (os.getpid(), domain)
+        backend = _backends.get(key)
+        if backend is None:
+            backend = BACKENDS.get(domain)()
+            backend.check_tools()
+            backend.prepare()
+            _backends[key] = backend
+        return backend
 
 
-__all__ = ["BACKENDS", "Backend", "DomainOptions", "get_backend", "options_model"]
+def close_backends() -> None:
+    """Close every backend get_backend handed out in this process; the next get_backend prepares anew."""
+    with _backends_lock:
+        mine = [key for key in _backends if key[0] == os.getpid()]
+        backends = [_backends.pop(key) for key in mine]
+    for backend in backends:
+        backend.close()
+
+
+__all__ = ["BACKENDS", "Backend", "DomainOptions", "close_backends", "get_backend", "options_model"]

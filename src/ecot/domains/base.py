@@ -88,6 +88,22 @@ class Backend(ABC):
     requires: ClassVar[dict[str, float]] = {}
     options_model: ClassVar[type[DomainOptions]] = FreeOptions  # the task [options] this backend reads
 
+    # -- lifecycle: the owner (ecot.domains.get_backend, an executor's worker) calls prepare() before
+    # the first evaluation and close() when done; `with backend:` does both. A backend may be
+    # prepared again after close().
+    def prepare(self) -> None:
+        """Start what the backend keeps warm between evaluations (interpreters, caches). Idempotent."""
+
+    def close(self) -> None:
+        """Stop what prepare() or an evaluation started; idempotent."""
+
+    def __enter__(self) -> Self:
+        self.prepare()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, trace: TracebackType | None) -> None:
+        self.close()
+
     def check_tools(self) -> None:
         for tool in self.tools:
             if shutil.which(tool) is None:

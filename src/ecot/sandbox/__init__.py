@@ -14,12 +14,14 @@ from ecot.sandbox.runner import (
     workdir,
     write_files,
 )
+from ecot.sandbox.server import close_servers
 
 __all__ = [
     "ExecResult",
     "SandboxError",
     "Step",
     "bwrap_available",
+    "close_servers",
     "read_job_file",
     "run",
     "run_steps",

@@ -156,10 +156,13 @@ def shared_root() -> Path:
         root = Path(tempfile.mkdtemp(prefix="ecot-sbx-", dir=base))
         root.chmod(0o555)
         _shared_root = (os.getpid(), root)
-        # worker processes of multiprocessing pools skip atexit; this hook runs there as well
+        # The safety net for a process that never calls close_servers(): the servers and this folder are
+        # shared by every backend of the process, so they end with it. Worker processes of
+        # multiprocessing pools skip atexit; this hook runs there as well (after the workers' own
+        # close of their backends, registered with a higher priority by ecot.executors.local).
         from multiprocessing import util
 
-        util.Finalize(None, _close_servers, exitpriority=10)
+        util.Finalize(None, close_servers, exitpriority=10)
     return _shared_root[1]
 
 
@@ -167,7 +170,9 @@ _shared_root: tuple[int, Path] | None = None
 
 
 @atexit.register
-def _close_servers() -> None:
+def close_servers() -> None:
+    """Stop this process's sandbox servers and remove their shared folder; both return on next use.
+    Close the backends first: their warm interpreters work in that folder too."""
     for key in [k for k in _servers if k[0] == os.getpid()]:
         _servers.pop(key).close()
     global _shared_root

@@ -1,8 +1,8 @@
 """Warm sandboxed Python interpreters, for backends whose toolchain is a slow-to-import library.
 
-    runner = warm_python(("cadquery",))          # one per process and preload set, started lazily
-    with sandbox.workdir() as work:
-        result = runner.run(work, HARNESS_SOURCE, limits, feeds={"candidate.py": code.encode()})
+    with WarmPython(("cadquery",)) as runner:    # owned by a backend: started by prepare(), stopped by close()
+        with sandbox.workdir() as work:
+            result = runner.run(work, HARNESS_SOURCE, limits, feeds={"candidate.py": code.encode()})
 
 Each job is Python source run as __main__ in a fresh fork of an interpreter that imported the
 preload modules once (see _zygote.py), inside bubblewrap with the same isolation as every other job:
@@ -14,7 +14,6 @@ Without bubblewrap the zygote runs unisolated, like the one-shot fallback.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import functools
 import os
@@ -25,8 +24,10 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import weakref
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Mapping, Self, Sequence
 
 from ecot.sandboxed import supervisor as _supervisor
 from ecot.sandbox.isolation import (
@@ -59,6 +60,26 @@ class WarmPython:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._home: str | None = None  # the unisolated interpreter's scratch home
+        self._safety_net: weakref.finalize[Any, Any] | None = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, trace: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The interpreter's process id while it runs, else None."""
+        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
+
+    def start(self) -> None:
+        """Start the interpreter now (the preload import is paid here, not by the first job)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._stop()
+                self._launch()
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _command(self) -> list[str]:
@@ -134,15 +155,28 @@ class WarmPython:
             warn_shared_workdirs_once()
         return proc
 
+    def _launch(self) -> None:
+        try:
+            self._proc = self._start()
+        except BaseException:
+            if self._home is not None:
+                shutil.rmtree(self._home, ignore_errors=True)
+                self._home = None
+            raise
+        # The safety net: an owner that never calls close() (a crash, an interpreter exit without the
+        # backend's close) must not leave the interpreter running; the normal path is close().
+        self._safety_net = weakref.finalize(self, _stop_process, self._proc, self._home)
+
     def close(self) -> None:
-        if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.kill()
-            self._proc.wait()
-            self._proc = None
-        if self._home is not None:
-            shutil.rmtree(self._home, ignore_errors=True)
-            self._home = None
+        """Stop the interpreter; a later start() or job starts a new one."""
+        with self._lock:
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._safety_net is not None:
+            self._safety_net()  # runs _stop_process once and disarms the net
+            self._safety_net = None
+        self._proc, self._home = None, None
 
     # -- jobs ------------------------------------------------------------------------------------------
     def run(
@@ -180,9 +214,10 @@ class WarmPython:
     def _exchange(self, job: dict[str, Any], deadline: float) -> dict[str, Any]:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
-                self.close()
-                self._proc = self._start()
+                self._stop()
+                self._launch()
             proc = self._proc
+            assert proc is not None
             assert proc.stdin is not None and proc.stdout is not None
             try:
                 _supervisor.write_message(proc.stdin, {"job": job})
@@ -191,7 +226,7 @@ class WarmPython:
             except (BrokenPipeError, OSError):
                 reply = None
             if reply is None:
-                self.close()
+                self._stop()
                 return {"error": "the warm Python died or hung; it will be restarted"}
             return reply
 
@@ -208,21 +243,9 @@ def _version(python: str) -> tuple[int, ...]:
     return tuple(int(x) for x in out.stdout.split())
 
 
-_runners: dict[tuple[int, tuple[str, ...]], WarmPython] = {}
-_runners_lock = threading.Lock()
-
-
-def warm_python(preload: Sequence[str]) -> WarmPython:
-    """This process's warm interpreter for the preload set (started on first use)."""
-    key = (os.getpid(), tuple(preload))
-    with _runners_lock:
-        runner = _runners.get(key)
-        if runner is None:
-            runner = _runners[key] = WarmPython(preload)
-        return runner
-
-
-@atexit.register
-def _close_all() -> None:
-    for key in [k for k in _runners if k[0] == os.getpid()]:
-        _runners.pop(key).close()
+def _stop_process(proc: subprocess.Popen[bytes], home: str | None) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)

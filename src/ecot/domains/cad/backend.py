@@ -41,7 +41,7 @@ from ecot.core.outcome import (
     infra_error,
     truncate_log,
 )
-from ecot.sandbox.warm import WarmPython, warm_python
+from ecot.sandbox.warm import WarmPython
 from ecot.core.task import Limits, Task
 
 PRELOAD = ("cadquery", "ecot.domains.cad.jobs.harness", "ecot.domains.cad.jobs.checks", "ecot.domains.cad.jobs.compare")
@@ -75,6 +75,7 @@ class CadBackend(Backend):
     def __init__(self) -> None:
         self._references: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
+        self._warm: WarmPython | None = None  # the interpreter that imported CadQuery once
 
     def check_tools(self) -> None:
         for module in ("cadquery", "OCP"):
@@ -84,9 +85,24 @@ class CadBackend(Backend):
     def tool_versions(self) -> dict[str, str]:
         return dict(_versions())
 
-    @staticmethod
-    def runner() -> WarmPython:
-        return warm_python(preload())
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Start the warm interpreter now: its CadQuery import (seconds) is not the first job's."""
+        self.runner().start()
+
+    def runner(self) -> WarmPython:
+        """The backend's warm interpreter (created on first use if prepare() was not called)."""
+        with self._lock:
+            if self._warm is None:
+                self._warm = WarmPython(preload())
+            return self._warm
+
+    def close(self) -> None:
+        with self._lock:
+            warm, self._warm = self._warm, None
+            self._references.clear()
+        if warm is not None:
+            warm.close()
 
     # -- one evaluation -----------------------------------------------------------------------------
     def evaluate(self, task: Task, candidate: str) -> Outcome:
@@ -214,10 +230,6 @@ class CadBackend(Backend):
         if data is None or not result.ok:
             raise ReferenceFailed(f"task {task.id}: the reference STEP file did not load: {result.output[-300:]}")
         return data
-
-    def close(self) -> None:
-        with self._lock:
-            self._references.clear()
 
 
 def preload() -> tuple[str, ...]:

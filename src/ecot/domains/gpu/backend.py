@@ -37,7 +37,7 @@ from ecot.domains.gpu import outcome as out
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.gpu.jobs.common import without_class
 from ecot.domains.gpu.options import GpuOptions
-from ecot.domains.gpu.runner import JobResult, JobRunner, gpu_device_nodes, job_file, strip_tag
+from ecot.domains.gpu.runner import JobResult, JobRunner, WarmRunners, gpu_device_nodes, job_file, strip_tag
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Limits, Task
@@ -56,6 +56,16 @@ class GpuBackend(Backend):
     def __init__(self) -> None:
         self._plans: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._compiled: OrderedDict[str, dict[str, Any]] = OrderedDict()  # same source and launches: same kernels
+        self._runners = WarmRunners()  # sandboxed interpreters that imported torch once
+
+    def prepare(self) -> None:
+        """Start the warm interpreter this machine's tasks use by default (importing torch takes seconds)."""
+        self._runners.get(bool(gpu_device_nodes())).start()
+
+    def close(self) -> None:
+        self._runners.close()
+        self._plans.clear()
+        self._compiled.clear()
 
     def check_tools(self) -> None:
         for package in ("torch", "triton", "numpy"):
@@ -79,7 +89,7 @@ class GpuBackend(Backend):
         if model is None:
             raise ValueError(f"task {task.id}: the bundle has no {opts.model_file} (the reference Model)")
         with ExitStack() as stack:
-            jobs = JobRunner(stack, gpu=opts.device != "cpu" and bool(gpu_device_nodes()))
+            jobs = JobRunner(stack, self._runners, gpu=opts.device != "cpu" and bool(gpu_device_nodes()))
             plan, failure = self._plan(task, opts, model, jobs)
             if failure is not None:
                 return failure

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from ecot import sandbox
 from ecot.sandbox import ExecResult
-from ecot.sandbox.warm import WarmPython, warm_python
+from ecot.sandbox.warm import WarmPython
 from ecot.core.task import Limits
 
 CPU_PRELOAD = ("torch", "ecot.domains.gpu.jobs.preload")  # Triton in interpreter mode, meta kernels warm
@@ -49,20 +49,26 @@ class DeviceWarmPython(WarmPython):
         return args
 
 
-_runners: dict[tuple[int, bool], WarmPython] = {}
-_lock = threading.Lock()
+class WarmRunners:
+    """A backend's warm Pythons for GPU-domain jobs: one without and one with the device nodes, each
+    started on first use (or by start()) and stopped by close()."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runners: dict[bool, WarmPython] = {}
 
-def warm_runner(gpu: bool) -> WarmPython:
-    """This process's warm Python for GPU-domain jobs (with device nodes when `gpu`)."""
-    key = (os.getpid(), gpu)
-    with _lock:
-        if key not in _runners:
-            if gpu:
-                _runners[key] = DeviceWarmPython(GPU_PRELOAD)
-            else:
-                _runners[key] = warm_python(CPU_PRELOAD)
-        return _runners[key]
+    def get(self, gpu: bool) -> WarmPython:
+        with self._lock:
+            if gpu not in self._runners:
+                self._runners[gpu] = DeviceWarmPython(GPU_PRELOAD) if gpu else WarmPython(CPU_PRELOAD)
+            return self._runners[gpu]
+
+    def close(self) -> None:
+        with self._lock:
+            runners = list(self._runners.values())
+            self._runners.clear()
+        for runner in runners:
+            runner.close()
 
 
 @dataclass
@@ -76,11 +82,11 @@ class JobResult:
 class JobRunner:
     """Runs the jobs of one evaluation; their folders live until the ExitStack closes."""
 
-    def __init__(self, stack: ExitStack, gpu: bool) -> None:
+    def __init__(self, stack: ExitStack, runners: WarmRunners, gpu: bool) -> None:
         self.stack = stack
         self.gpu = gpu
         self.tag = f"@ECOTGPU{secrets.token_hex(8)}@"
-        self.runner = warm_runner(gpu)
+        self.runner = runners.get(gpu)
 
     def run(self, module: str, job: Mapping[str, Any], limits: Limits, *, files: Mapping[str, bytes] | None = None,
             feeds: Mapping[str, bytes] | None = None, env: Mapping[str, str] | None = None) -> JobResult:
