@@ -92,6 +92,21 @@ def warm_backend(domain: str) -> None:
     get_backend(domain)
 
 
+def worker_started() -> None:
+    """Runs first in each local worker process: its backends are closed when the worker exits. Pool
+    workers leave through multiprocessing, which runs its finalizers but not atexit hooks; this one
+    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use."""
+    from multiprocessing import util
+
+    util.Finalize(None, close_worker_backends, exitpriority=20)
+
+
+def close_worker_backends() -> None:
+    from ecot.domains import close_backends
+
+    close_backends()
+
+
 def spin(seconds: float, busy: bool = False) -> tuple[int, float]:
     """Synthetic work of a fixed duration (benchmarks, health checks): returns (pid, seconds spent)."""
     start = time.perf_counter()
@@ -174,7 +189,7 @@ class LocalPool:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # forkserver: workers do not inherit the event loop, sqlite handles or model weights
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"), initializer=worker_started)
 
     async def submit(self, work: Work) -> Any:
         loop = asyncio.get_running_loop()

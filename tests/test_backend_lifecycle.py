@@ -1,0 +1,125 @@
+"""Backends have a lifecycle: prepare() starts their warm processes, close() stops them (no process
+is left behind), and a closed backend can be prepared again; the owners call both."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from ecot import domains
+from ecot.core.outcome import PASS, Outcome
+from ecot.core.task import Task
+from ecot.domains.base import Backend
+from ecot.executors.local import LocalPool, Work
+from ecot.sandbox.warm import WarmPython
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")  # a zombie is gone too
+
+
+class WarmToyBackend(Backend):
+    """A backend whose warm state is one interpreter, like cad's and gpu's."""
+
+    domain = "warmtoy"
+    labels: ClassVar[tuple[str, ...]] = (PASS,)
+
+    def __init__(self) -> None:
+        self.warm = WarmPython(("json",))
+        self.prepared = self.closed = 0
+
+    def prepare(self) -> None:
+        self.prepared += 1
+        self.warm.start()
+
+    def close(self) -> None:
+        self.closed += 1
+        self.warm.close()
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        return Outcome(PASS, "")
+
+
+def test_a_backend_is_a_context_manager_and_can_be_prepared_again() -> None:
+    backend = WarmToyBackend()
+    with backend:
+        first = backend.warm.pid
+        assert first is not None and alive(first)
+    assert not alive(first)
+    with backend:
+        second = backend.warm.pid
+        assert second is not None and second != first and alive(second)
+    assert not alive(second) and (backend.prepared, backend.closed) == (2, 2)
+
+
+def test_get_backend_prepares_and_close_backends_closes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(domains.BACKENDS._loaded, "warmtoy", WarmToyBackend)
+    backend = domains.get_backend("warmtoy")
+    assert isinstance(backend, WarmToyBackend) and backend.prepared == 1
+    assert domains.get_backend("warmtoy") is backend  # one per process, prepared once
+    pid = backend.warm.pid
+    assert pid is not None and alive(pid)
+    domains.close_backends()
+    assert backend.closed == 1 and not alive(pid)
+    again = domains.get_backend("warmtoy")
+    assert again is not backend and again.prepared == 1 and again.warm.pid is not None
+    domains.close_backends()
+
+
+
+
+def test_cad_close_stops_its_warm_interpreter() -> None:
+    pytest.importorskip("cadquery")
+    from ecot.domains.cad.backend import CadBackend
+
+    backend = CadBackend()
+    backend.prepare()
+    first = backend.runner().pid
+    assert first is not None and alive(first)
+    backend.close()
+    assert not alive(first)
+    backend.prepare()
+    second = backend.runner().pid
+    assert second is not None and second != first and alive(second)
+    backend.close()
+    assert not alive(second)
+
+
+class MarkingBackend(WarmToyBackend):
+    """Leaves a file when closed, so a test can see that a worker process closed it."""
+
+    domain = "marking"
+    marker = ""
+
+    def close(self) -> None:
+        super().close()
+        Path(self.marker).write_text("closed", encoding="utf-8")
+
+
+def open_marking_backend(marker: str) -> int:
+    """Runs in a pool worker: get (and so prepare) a backend there; the worker's pid."""
+    MarkingBackend.marker = marker
+    domains.BACKENDS._loaded["marking"] = MarkingBackend
+    backend = domains.get_backend("marking")
+    assert backend.warm.pid is not None
+    return os.getpid()
+
+
+def test_a_local_worker_closes_its_backends_when_the_pool_closes(tmp_path: Path) -> None:
+    marker = tmp_path / "closed"
+    pool = LocalPool(workers=1)
+    try:
+        worker = asyncio.run(pool.submit(Work(open_marking_backend, (str(marker),))))
+        assert worker != os.getpid() and not marker.exists()
+    finally:
+        pool.close()
+    assert marker.read_text(encoding="utf-8") == "closed"
