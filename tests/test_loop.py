@@ -11,7 +11,7 @@ from typing import Sequence
 from ecot.executors.local import LocalPool
 from ecot.generators.base import Generation, Generator
 from ecot.generators.repair import RepairGenerator
-from ecot.run.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
+from ecot.run.loop import BaseEnvironment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
 from ecot.core.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
 from ecot.run.control import RunControl
 from ecot.store import TrajectoryStore
@@ -46,7 +46,7 @@ def fenced(code: str) -> str:
     return f"<think>Let me write it.</think>\n```verilog\n{code}```"
 
 
-class BrokenThenFixedEnv:
+class BrokenThenFixedEnv(BaseEnvironment):
     """Fails for harness reasons a set number of times, then defers to a real environment."""
 
     source = "real"

@@ -27,6 +27,7 @@ from ecot.icwm.base import Prediction, WorldModel
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL, Trajectory, Turn
+from ecot.run.loop import BaseEnvironment
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class Batcher:
             future.set_result(result)
 
 
-class WorldModelEnvironment:
+class WorldModelEnvironment(BaseEnvironment):
     def __init__(
         self,
         model: WorldModel,

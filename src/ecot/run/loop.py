@@ -34,12 +34,40 @@ log = logging.getLogger(__name__)
 
 
 class Environment(Protocol):
+    """What the loop runs candidates in: real toolchains, or the world model through the same interface."""
+
     source: str  # "real", or "icwm:<model>" for the world model
 
-    async def observe(self, task: Task, code: str) -> Outcome: ...
+    async def observe(self, task: Task, code: str) -> Outcome:
+        """The outcome of running `code` for `task`."""
+        ...
+
+    async def observe_sourced(self, task: Task, code: str) -> tuple[Outcome, str]:
+        """The outcome and the source that produced it: a world model may hand some runs to real
+        execution (a predicted Pass is verified), and that observation is then "real"."""
+        ...
+
+    async def after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
+        """Called once a turn is stored (a world model audits it against real execution)."""
+        ...
 
 
-class RealEnvironment:
+class BaseEnvironment:
+    """Default hooks: every observation comes from `source`, and nothing happens after a turn."""
+
+    source: str
+
+    async def observe(self, task: Task, code: str) -> Outcome:
+        raise NotImplementedError
+
+    async def observe_sourced(self, task: Task, code: str) -> tuple[Outcome, str]:
+        return await self.observe(task, code), self.source
+
+    async def after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
+        return None
+
+
+class RealEnvironment(BaseEnvironment):
     """Real toolchains, run by an executor (the local pool, or Ray)."""
 
     source = REAL
@@ -257,13 +285,8 @@ class SynthesisLoop:
     async def _observe_once(self, task: Task, code: str) -> tuple[Outcome, str]:
         # A world-model environment names the source of each observation: a predicted Pass is
         # re-run for real (equation 3 with verification), and that observation is then "real".
-        sourced = getattr(self.environment, "observe_sourced", None)
-        if sourced is not None:
-            return await sourced(task, code)  # type: ignore[no-any-return]
-        return await self.environment.observe(task, code), self.environment.source
+        return await self.environment.observe_sourced(task, code)
 
     async def _after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
         """Let a world-model environment audit the stored turn against real execution."""
-        hook = getattr(self.environment, "after_turn", None)
-        if hook is not None:
-            await hook(traj, turn, task)
+        await self.environment.after_turn(traj, turn, task)
