@@ -389,3 +389,32 @@ def test_serve_hf_mode_behind_the_openai_generator(smol: Smol) -> None:
     assert 0 < served.usage["completion_tokens"] <= 12
     # greedy decoding of the same weights: the served answer starts like the in-process one
     assert served.raw and smol.answer.raw.startswith(served.raw[:20])
+
+
+def test_every_registered_generator_is_built_through_from_options() -> None:
+    from ecot.core.errors import EcotError
+    from ecot.generators import GENERATORS, Generator, make_generator
+    from ecot.generators.base import Generator as Base
+
+    for name in ("repair", "replay", "openai", "hf"):
+        cls = GENERATORS.get(name)
+        assert issubclass(cls, Base) and "from_options" in vars(cls), name
+    made = make_generator("repair", {"seed": "3"})
+    assert isinstance(made, Generator) and made.provenance()["generator"] == "repair"
+    with pytest.raises(EcotError):
+        make_generator("repair", {"sede": "3"})
+
+
+def test_a_generator_without_options_of_its_own_takes_none() -> None:
+    from ecot.core.errors import EcotError
+    from ecot.generators.base import Generation, Generator
+
+    class Fixed(Generator):
+        name = "fixed"
+
+        async def generate(self, messages, task, turns=(), sample=0) -> Generation:  # type: ignore[no-untyped-def]
+            return Generation("", "x", "x")
+
+    assert isinstance(Fixed.from_options({}), Fixed)
+    with pytest.raises(EcotError, match="takes no options"):
+        Fixed.from_options({"temperature": "0.2"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from ecot.generators.base import Generation, Generator
 from ecot.core.registry import Registry
 
@@ -15,4 +17,11 @@ GENERATORS: Registry[type[Generator]] = Registry(
     },
 )
 
-__all__ = ["GENERATORS", "Generation", "Generator"]
+
+
+def make_generator(name: str, options: Mapping[str, Any]) -> Generator:
+    """The generator registered under `name`, built from its options (Generator.from_options)."""
+    return GENERATORS.get(name).from_options(options)
+
+
+__all__ = ["GENERATORS", "Generation", "Generator", "make_generator"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Self, Sequence
+
+from ecot.core.errors import EcotError
 
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
@@ -30,6 +32,14 @@ class Generation:
 class Generator(ABC):
     name: str = "base"
     synthetic: bool = False  # True for generators that do not sample a language model
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        """Build the generator from its option table (`--gen-opt key=value` on the command line; values
+        may arrive as strings). Unknown or bad options raise EcotError. The default takes none."""
+        if options:
+            raise EcotError(f"generator {cls.name!r} takes no options, got {', '.join(sorted(options))}")
+        return cls()
 
     @abstractmethod
     async def generate(

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Self, Sequence
 
 from ecot.core.errors import EcotError
 from ecot.generators.base import Generation, Generator
@@ -199,7 +199,7 @@ class HFGenerator(Generator):
         self.load_info: dict[str, Any] = {}
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> HFGenerator:
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
         """Build from `--gen-opt` pairs; see docs/generators.md for every key."""
         read = Options("hf generator", options)
         generator = cls(

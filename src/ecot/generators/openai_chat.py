@@ -15,7 +15,7 @@ import asyncio
 import hashlib
 import logging
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Self, Sequence
 
 import openai
 
@@ -113,7 +113,7 @@ class OpenAIGenerator(Generator):
         self.attempts = 0  # requests sent, retries included (for tests and reports)
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> OpenAIGenerator:
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
         """Build from `--gen-opt` pairs; see docs/generators.md for every key."""
         read = Options("openai generator", options)
         generator = cls(

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from random import Random
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Self, Sequence
 
 from ecot.core.errors import EcotError, UnknownNameError
 from ecot.core.extract import extract_code
@@ -92,7 +92,7 @@ class RepairGenerator(Generator):
                 raise EcotError(f"repair generator: {key} must be in [0, 1], got {getattr(self, key)}")
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any] | None = None) -> RepairGenerator:
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
         opts = Options("repair generator", options)
         made = cls(
             seed=opts.get_int("seed", 0),

@@ -19,7 +19,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Self, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -120,7 +120,7 @@ class ReplayGenerator(Generator):
         self.book = ReplayBook.load(path)
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> ReplayGenerator:
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
         """Options: `path` (required): the JSONL replay file."""
         reader = Options("replay generator", options)
         path = reader.require_str("path")

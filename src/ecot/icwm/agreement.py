@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any, Iterable, Mapping, Sequence
 
-from ecot.generators import GENERATORS
+from ecot.generators import make_generator
 from ecot.generators.base import Generator
 from ecot.icwm.base import WorldModel
 from ecot.icwm.environment import WorldModelEnvironment
@@ -105,7 +105,7 @@ def agreement_pairs(model: WorldModel, real: Iterable[Trajectory], tasks: Mappin
             groups[(*generator_options(traj), max_rounds)].append(traj)
     pairs: list[Pair] = []
     for (name, options, max_rounds), trajs in groups.items():
-        generator = GENERATORS.get(name).from_options(dict(options))
+        generator = make_generator(name, options)
         environment = WorldModelEnvironment(model, verify=False)
         jobs = [(tasks[t.task_id], t.sample) for t in trajs]
         world = asyncio.run(run_loop(generator, environment, jobs, max_rounds))
@@ -117,7 +117,7 @@ def agreement_pairs(model: WorldModel, real: Iterable[Trajectory], tasks: Mappin
 
 def real_pairs_now(model: WorldModel, tasks: Sequence[Task], samples: int, options: Mapping[str, Any], real: Environment, max_rounds: int = 4) -> list[Pair]:
     """Run the repair generator on the real backends now and under the world model, and pair them."""
-    generator = GENERATORS.get("repair").from_options(dict(options))
+    generator = make_generator("repair", options)
     jobs = [(task, s) for task in tasks for s in range(samples)]
     real_runs = asyncio.run(run_loop(generator, real, jobs, max_rounds))
     world_runs = asyncio.run(run_loop(generator, WorldModelEnvironment(model, verify=False), jobs, max_rounds))
