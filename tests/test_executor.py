@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ecot.executors.local import LocalPool, Work, WorkerLost, evaluation_work, make_executor, spin
+from ecot.executors.local import Executor, LocalPool, Work, WorkerLost, evaluation_work, make_executor, spin
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTL_TOOLS = ("iverilog", "vvp", "yosys", "verilator")
@@ -116,3 +116,18 @@ def test_a_starved_pool_takes_over_an_idle_worker_on_a_node_that_fits() -> None:
     chosen = choose_victim([*pools, idle_here], starved, lambda node: node != "gpu-less")
     assert chosen is not None and chosen[1].pid == 5  # an idle worker goes first
     assert choose_victim([lone_busy, starved], starved, lambda node: True) is None  # a pool keeps its last busy worker
+
+
+def test_the_local_pool_is_an_executor_and_make_executor_says_so() -> None:
+    import inspect
+    import typing
+
+    assert typing.get_type_hints(make_executor)["return"] is Executor
+    with make_executor(None, 1) as pool:
+        assert isinstance(pool, Executor) and isinstance(pool, LocalPool)
+    for name in ("submit", "evaluate", "close", "__enter__", "__exit__"):
+        assert callable(getattr(LocalPool, name))
+    ray_module = pytest.importorskip("ecot.executors.ray")
+    for name, _ in inspect.getmembers(Executor, inspect.isfunction):
+        if not name.startswith("_") or name in ("__enter__", "__exit__"):
+            assert hasattr(ray_module.RayExecutor, name), name

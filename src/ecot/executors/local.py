@@ -25,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
-from typing import Any, AsyncIterator, Callable, Mapping, Protocol
+from typing import Any, AsyncIterator, Callable, Mapping, Protocol, Self, runtime_checkable
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome, infra_error
@@ -67,7 +67,10 @@ class ExecutorStats:
     rebalanced: int = 0  # Ray: warm workers retired to give a pool with none its share
 
 
+@runtime_checkable
 class Executor(Protocol):
+    """Where evaluations and other work run: the local pool or Ray. Callers hold executors as this type."""
+
     engine: str  # "local" or "ray"
     workers: int
     stats: ExecutorStats
@@ -75,6 +78,8 @@ class Executor(Protocol):
     async def submit(self, work: Work) -> Any: ...
     async def evaluate(self, task: Task, code: str) -> Outcome: ...
     def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 
 # -- work functions (run inside workers) -----------------------------------------------------------
@@ -223,7 +228,7 @@ class LocalPool:
         self.close()
 
 
-def make_executor(ray_address: str | None = None, workers: int | None = None, max_pending: int | None = None) -> Any:
+def make_executor(ray_address: str | None = None, workers: int | None = None, max_pending: int | None = None) -> Executor:
     """The local pool, or (with an address: "local", "auto", "ray://host:port", "host:port") Ray."""
     # None means the default; 0 must not silently mean it too.
     for flag, value in (("--workers", workers), ("--max-pending", max_pending)):

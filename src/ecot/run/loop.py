@@ -18,7 +18,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from ecot.run import observation
 from ecot.generators.base import Generation, Generator
@@ -29,6 +29,9 @@ from ecot.run.router import first_messages
 from ecot.run.control import BudgetExhausted, RunControl
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL, Message, Trajectory, Turn
+
+if TYPE_CHECKING:  # the executors (process pools, Ray) load only where one is made
+    from ecot.executors.local import Executor
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +75,7 @@ class RealEnvironment(BaseEnvironment):
 
     source = REAL
 
-    def __init__(self, executor: Any) -> None:
+    def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
     async def observe(self, task: Task, code: str) -> Outcome:
