@@ -273,3 +273,21 @@ def test_an_appended_turn_is_kept_as_a_reload_gives_it(store: TrajectoryStore) -
     assert list(kept.outcome.metrics) == ["first_failure", "nested", "shape", "tests", "tests_passed"]
     assert list(kept.outcome.metrics["nested"]) == ["a", "b"] and kept.outcome.metrics["shape"] == [2, 3]
     assert list(kept.usage["cached"]) == ["y", "z"]
+
+
+def test_statuses_are_an_enum_stored_as_plain_strings(store: TrajectoryStore) -> None:
+    from ecot.core.trajectory import FINISHED, TrajectoryStatus
+    from ecot.store.errors import StoreError
+
+    assert TrajectoryStatus.PASSED == "passed" and {"passed": 1}[TrajectoryStatus.PASSED] == 1
+    assert {s.value for s in FINISHED} == {"passed", "failed", "error"} and not TrajectoryStatus.STOPPED.finished
+    run = store.begin_run({"model": "m"})
+    traj = open_traj(store, run)
+    store.append_turn(traj, turn_for(0, "Pass"))
+    with pytest.raises(StoreError, match="stopped"):
+        store.finish(traj, TrajectoryStatus.STOPPED)  # left unfinished on purpose: never stored
+    store.finish(traj, TrajectoryStatus.PASSED)
+    assert type(traj.provenance["status"]) is str and traj.status is TrajectoryStatus.PASSED
+    (loaded,) = list(store.iter_trajectories(run_id=run))
+    assert loaded.status is TrajectoryStatus.PASSED and loaded.provenance["status"] == "passed"
+    assert open_traj(store, run, task="other").status is None

@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Literal, TypedDict
 
 from ecot.core.outcome import Outcome
 
 REAL = "real"  # observation_source of a turn judged by a real toolchain
+
+
+class TrajectoryStatus(StrEnum):
+    """How the loop left a trajectory. A StrEnum: stored and serialized as the plain string, and equal to it.
+
+    Only the finished ones (FINISHED) are stored; the others say why a trajectory was left as it was."""
+
+    PASSED = "passed"  # the last turn passed
+    FAILED = "failed"  # every correction round was spent without a pass
+    ERROR = "error"  # the harness kept failing (Infra_Error); the code is not blamed
+    STOPPED = "stopped"  # a spent budget or an endpoint that went away stopped it; a rerun resumes it
+    GENERATOR_ERROR = "generator_error"  # the generator failed; a rerun retries it
+    SKIPPED = "skipped"  # finished by an earlier run
+
+    @property
+    def finished(self) -> bool:
+        return self in FINISHED
+
+
+FINISHED: frozenset[TrajectoryStatus] = frozenset({TrajectoryStatus.PASSED, TrajectoryStatus.FAILED, TrajectoryStatus.ERROR})
 
 
 class Message(TypedDict):
@@ -71,6 +92,12 @@ class Trajectory:
     def passed(self) -> bool:
         final = self.final
         return final is not None and final.outcome.passed
+
+    @property
+    def status(self) -> TrajectoryStatus | None:
+        """The stored status of a finished trajectory; None while it is unfinished."""
+        stored = self.provenance.get("status")
+        return TrajectoryStatus(stored) if stored is not None else None
 
     @property
     def labels(self) -> list[str]:

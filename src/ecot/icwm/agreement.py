@@ -22,7 +22,7 @@ from ecot.icwm.base import WorldModel
 from ecot.icwm.environment import WorldModelEnvironment
 from ecot.run.loop import Environment, LoopSettings, SynthesisLoop
 from ecot.core.task import Task
-from ecot.core.trajectory import REAL, Message, Trajectory, Turn
+from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
 
 # generators whose answers depend only on task, sample, options and outcomes -> their option keys
 REPLAYABLE: dict[str, tuple[str, ...]] = {"repair": ("seed", "max_bugs", "wrong_fix_rate", "no_code_rate")}
@@ -70,7 +70,7 @@ def replayable(traj: Trajectory) -> bool:
         prov.get("generator") in REPLAYABLE
         and prov.get("plan_version") == PLAN_VERSION
         and prov.get("environment", REAL) == REAL
-        and prov.get("status") in ("passed", "failed")
+        and prov.get("status") in (TrajectoryStatus.PASSED, TrajectoryStatus.FAILED)
         and bool(traj.turns)
     )
 

@@ -28,7 +28,7 @@ from ecot.run.progress import LiveCounters
 from ecot.run.router import first_messages
 from ecot.run.control import BudgetExhausted, RunControl
 from ecot.core.task import Task
-from ecot.core.trajectory import REAL, Message, Trajectory, Turn
+from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
 
 if TYPE_CHECKING:  # the executors (process pools, Ray) load only where one is made
     from ecot.executors.local import Executor
@@ -85,7 +85,7 @@ class RealEnvironment(BaseEnvironment):
 class TrajectoryStoreLike(Protocol):
     def trajectory(self, run_id: int, task_id: str, domain: str, sample: int, prompt_messages: list[Message], provenance: dict[str, Any]) -> Trajectory: ...
     def append_turn(self, trajectory: Trajectory, turn: Turn) -> None: ...
-    def finish(self, trajectory: Trajectory, status: str) -> None: ...
+    def finish(self, trajectory: Trajectory, status: TrajectoryStatus) -> None: ...
     def is_finished(self, run_id: int, task_id: str, sample: int) -> bool: ...
     def started(self, run_id: int) -> set[tuple[str, int]]: ...
 
@@ -100,14 +100,14 @@ class LoopSettings:
 
 @dataclass
 class RunSummary:
-    statuses: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[TrajectoryStatus] = field(default_factory=Counter)
     turns: int = 0
     labels: Counter[str] = field(default_factory=Counter)
     generator_errors: list[str] = field(default_factory=list)
     harness_errors: list[str] = field(default_factory=list)  # trajectories ended by Infra_Error: task#sample: why
     stop_reason: str | None = None  # why the run stopped early (a budget, the endpoint); None when it did not
 
-    def add(self, status: str, new_turns: Sequence[Turn]) -> None:
+    def add(self, status: TrajectoryStatus, new_turns: Sequence[Turn]) -> None:
         self.statuses[status] += 1
         self.turns += len(new_turns)
         self.labels.update(t.outcome.label for t in new_turns)
@@ -177,7 +177,7 @@ class SynthesisLoop:
             async with gate:
                 status, new_turns = await self.run_trajectory(run_id, task, sample, summary, first)
             summary.add(status, new_turns)
-            if status == "error" and new_turns:
+            if status == TrajectoryStatus.ERROR and new_turns:
                 summary.harness_errors.append(f"{task.id}#{sample}: {new_turns[-1].outcome.diagnostic}")
             self.counters.trajectory_ended()
             if on_done:
@@ -189,16 +189,16 @@ class SynthesisLoop:
             first = FirstTurns(self.generator, task, fresh, self.counters) if len(fresh) > 1 else None
             jobs += [one(task, s, first if s in fresh else None) for s in range(samples)]
         await asyncio.gather(*jobs)
-        if summary.statuses["stopped"]:  # a budget spent by the very last turn stopped nothing
+        if summary.statuses[TrajectoryStatus.STOPPED]:  # a budget spent by the very last turn stopped nothing
             summary.stop_reason = self.control.stop_reason
         return summary
 
     async def run_trajectory(
         self, run_id: int, task: Task, sample: int, summary: RunSummary | None = None, first: FirstTurns | None = None
-    ) -> tuple[str, list[Turn]]:
+    ) -> tuple[TrajectoryStatus, list[Turn]]:
         """Advance one trajectory to its end; returns (status, turns added now)."""
         if self.store.is_finished(run_id, task.id, sample):
-            return "skipped", []
+            return TrajectoryStatus.SKIPPED, []
         prompt = first_messages(task, self.settings.system_prompt)
         traj = self.store.trajectory(run_id, task.id, task.domain, sample, prompt, self.provenance())
         added: list[Turn] = []
@@ -209,15 +209,15 @@ class SynthesisLoop:
                     self.control.check()
                 turn = await self._turn(task, sample, messages, traj.turns, first)
             except BudgetExhausted:
-                return "stopped", added  # left unfinished: a rerun (with budget left) resumes it
+                return TrajectoryStatus.STOPPED, added  # left unfinished: a rerun (with budget left) resumes it
             except EndpointDownError as err:  # the breaker said it once, in the log; stop the others quietly
                 self.control.stop(str(err))
-                return "stopped", added
+                return TrajectoryStatus.STOPPED, added
             except Exception as err:  # noqa: BLE001 - an endpoint failure must not stop other trajectories
                 log.warning("generator failed on %s sample %d: %s", task.id, sample, err)
                 if summary is not None:
                     summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {err}")
-                return "generator_error", added  # left unfinished: a rerun retries it
+                return TrajectoryStatus.GENERATOR_ERROR, added  # left unfinished: a rerun retries it
             self.store.append_turn(traj, turn)
             self.control.charge(turn.usage)
             self.counters.turn_stored(turn.outcome.label, turn.usage)
@@ -226,16 +226,16 @@ class SynthesisLoop:
         self.store.finish(traj, status)
         return status, added
 
-    def _status(self, traj: Trajectory) -> str | None:
+    def _status(self, traj: Trajectory) -> TrajectoryStatus | None:
         final = traj.final
         if final is None:
             return None
         if final.outcome.passed:
-            return "passed"
+            return TrajectoryStatus.PASSED
         if final.outcome.is_infra:
-            return "error"  # the harness kept failing; the code is not blamed and no revision is asked
+            return TrajectoryStatus.ERROR  # the harness kept failing; the code is not blamed and no revision is asked
         if len(traj.turns) > self.settings.max_rounds:
-            return "failed"
+            return TrajectoryStatus.FAILED
         return None
 
     async def _generate(

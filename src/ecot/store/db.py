@@ -24,9 +24,9 @@ from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
 from ecot.store.rows import TRAJ_SELECT, TURN_COLUMNS, USAGE_SUMS, turn_from_row
 from ecot.store.version import code_version, ecot_version
 from ecot.store.writer import WriterLock
-from ecot.core.trajectory import Message, Trajectory, Turn
+from ecot.core.trajectory import FINISHED, Message, Trajectory, TrajectoryStatus, Turn
 
-STATUSES = ("passed", "failed", "error")
+STATUSES = tuple(sorted(FINISHED))  # what a finished trajectory's status column may hold
 SYNCHRONOUS = ("NORMAL", "FULL")
 _PAGE = 256  # trajectories fetched per query while iterating
 
@@ -193,15 +193,16 @@ class TrajectoryStore:
         trajectory.turns.append(loaded)
         return loaded
 
-    def finish(self, trajectory: Trajectory, status: str) -> None:
+    def finish(self, trajectory: Trajectory, status: TrajectoryStatus | str) -> None:
         if status not in STATUSES:
             raise StoreError(f"status must be one of {', '.join(STATUSES)}, got '{status}'")
+        stored = TrajectoryStatus(status).value  # the plain string, in the table and in the provenance
         traj_id = self._require_id(trajectory)
         with self._transaction():
             self._conn.execute(
-                "UPDATE trajectories SET status = ?, finished_at = ? WHERE id = ?", (status, _now(), traj_id)
+                "UPDATE trajectories SET status = ?, finished_at = ? WHERE id = ?", (stored, _now(), traj_id)
             )
-        trajectory.provenance["status"] = status
+        trajectory.provenance["status"] = stored
 
     def is_finished(self, run_id: int, task_id: str, sample: int) -> bool:
         row = self._conn.execute(
