@@ -126,7 +126,7 @@ def _hidden_files(task: Task, tb_name: str) -> dict[str, str]:
     data = [name for name in task.files if not name.endswith(SOURCE_SUFFIXES)]
     named = RtlOptions.of_task(task).hidden_files
     if named is None:
-        named = [name for name in data if f'"{name}"' in task.files[tb_name]]
+        named = tuple(name for name in data if f'"{name}"' in task.files[tb_name])
     suffix = secrets.token_hex(6)
     return {name: str(PurePosixPath(name).with_name(f"data_{suffix}_{PurePosixPath(name).name}")) for name in named if name in data}
 
