@@ -27,6 +27,7 @@ from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 
 log = logging.getLogger(__name__)
+CLOSE_S = 15.0  # how long the actors may take to close their backends when the executor closes
 
 START_FAILURES = 3  # consecutive failed actor starts before a pool gives up
 POLL_S = 0.5  # how often a starved pool looks for a worker to take over
@@ -99,6 +100,8 @@ class RayExecutor:
         return {key: [(a.pid, a.node) for a in pool.ready] for key, pool in self._pools.items()}
 
     def close(self) -> None:
+        ready = [a.handle for pool in self._pools.values() for a in pool.ready]
+        self._close_backends(ready)
         for pool in self._pools.values():
             for handle in [a.handle for a in pool.ready] + [s.handle for s in pool.starting]:
                 self._kill(handle)
@@ -225,6 +228,15 @@ class RayExecutor:
         if actor in pool.ready:
             pool.ready.remove(actor)
         self._kill(actor.handle)
+
+    def _close_backends(self, handles: list[Any]) -> None:
+        """Let the actors close their backends (a kill skips every exit hook), waiting a bounded time."""
+        try:
+            refs = [handle.close.remote() for handle in handles]
+            if refs:
+                self._ray.wait(refs, num_returns=len(refs), timeout=CLOSE_S)
+        except Exception:  # noqa: BLE001 - an actor already gone, or the cluster going away: kill anyway
+            pass
 
     def _kill(self, handle: Any) -> None:
         try:

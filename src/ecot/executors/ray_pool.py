@@ -33,6 +33,12 @@ class WorkerBody:
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         return fn(*args)
 
+    def close(self) -> None:
+        """Close this actor's backends (their warm interpreters) before the engine kills it."""
+        from ecot.domains import close_backends
+
+        close_backends()
+
 
 @dataclass(eq=False)
 class Actor:
