@@ -31,7 +31,7 @@ CASES: dict[str, dict[str, Any]] = {
 
 def write_task(root: Path, domain: str, options: dict[str, Any], files: dict[str, str]) -> Path:
     folder = root / f"{domain}-task"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     meta = {"id": f"{domain}-task", "domain": domain, "prompt": "do it", "options": options}
@@ -100,3 +100,34 @@ def test_bundled_suites_load_and_their_options_validate(domain: str) -> None:
     for task in tasks:
         model.of_task(task)  # raises on a bad option
     assert tasks
+
+
+def test_a_registered_domain_declares_its_model_on_its_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typing import ClassVar
+
+    from ecot import domains
+    from ecot.core.outcome import PASS, Outcome
+    from ecot.core.task import Task
+    from ecot.domains.base import Backend, DomainOptions
+
+    class ToyOptions(DomainOptions):
+        rounds: int = 1
+
+    class ToyBackend(Backend):
+        domain = "toyopts"
+        labels: ClassVar[tuple[str, ...]] = (PASS,)
+        options_model = ToyOptions
+
+        def evaluate(self, task: Task, candidate: str) -> Outcome:
+            return Outcome(PASS, "")
+
+    monkeypatch.setitem(domains.BACKENDS._targets, "toyopts", "unused:ToyBackend")
+    monkeypatch.setitem(domains.BACKENDS._loaded, "toyopts", ToyBackend)
+    domains.options_model.cache_clear()
+    try:
+        assert options_model("toyopts") is ToyOptions
+        assert load_suite(write_task(tmp_path, "toyopts", {"rounds": 3}, {}))[0].options["rounds"] == 3
+        with pytest.raises(TaskOptionsError, match="'runds'"):
+            load_suite(write_task(tmp_path / "typo", "toyopts", {"runds": 3}, {}))
+    finally:
+        domains.options_model.cache_clear()
