@@ -123,3 +123,15 @@ def test_a_local_worker_closes_its_backends_when_the_pool_closes(tmp_path: Path)
     finally:
         pool.close()
     assert marker.read_text(encoding="utf-8") == "closed"
+
+
+def test_a_ray_actor_body_closes_its_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.executors.ray_pool import WorkerBody
+
+    monkeypatch.setitem(domains.BACKENDS._loaded, "warmtoy", WarmToyBackend)
+    body = WorkerBody(None)
+    backend = body.call(domains.get_backend, ("warmtoy",))
+    pid = backend.warm.pid
+    assert pid is not None and alive(pid)
+    body.close()
+    assert backend.closed == 1 and not alive(pid)
