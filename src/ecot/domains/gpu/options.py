@@ -12,26 +12,26 @@ from ecot.domains.gpu.jobs import limits as gpu_limits
 
 class GpuOptions(DomainOptions):
     model_file: str = Field("model.py", description="bundle file with the reference Model, get_inputs, get_init_inputs")
-    seed: int = 42
+    seed: int = Field(42, description="torch seed of the models and inputs (trial t draws its inputs under seed + 1 + t)")
     trials: int = Field(3, ge=1, description="correctness trials, each on fresh inputs (plus one stress trial)")
     atol: float | None = Field(None, description="overrides the dtype defaults (float32 1e-4, float16/bfloat16 1e-2)")
-    rtol: float | None = None
+    rtol: float | None = Field(None, description="relative tolerance; overrides the dtype default like atol")
     scale_atol: StrictBool = Field(True, description="atol * min(1, max|reference|): tiny outputs cannot be matched by zeros")
     cpu_scale: int | None = Field(None, ge=1, description="size constants are divided by this on the CPU (default: fit the budget)")
     cpu_sizes: dict[str, Any] = Field(default_factory=dict, description="explicit CPU values for named constants")
     cpu_max_elements: int = Field(1 << 18, description="budget of the automatic CPU scale: input + output elements ...")
     cpu_max_flops: int = Field(1 << 28, description="... and forward FLOPs")
-    device: Literal["auto", "cpu", "cuda"] = "auto"
+    device: Literal["auto", "cpu", "cuda"] = Field("auto", description="where jobs run; auto: CUDA when the machine has a GPU")
     target: str = Field(gpu_limits.DEFAULT_ARCH, description="CUDA architecture of the resource check")
     resource_check: StrictBool = Field(True, description="compile Triton kernels for `target` on the CPU path")
     race_check: StrictBool = Field(True, description="report data races between programs of one Triton launch")
     max_kernels: int = Field(8, description="distinct launches compiled for the resource check")
-    compile_wall_s: float = 120.0
+    compile_wall_s: float = Field(120.0, gt=0, description="wall limit of the resource check's compile job, seconds")
     timing: StrictBool = Field(True, description="with CUDA: time candidate, reference and torch.compile'd reference")
-    timing_trials: int = 20
-    warmup: int = 3
-    flush_l2: StrictBool = True
-    compare_compile: StrictBool = True
+    timing_trials: int = Field(20, ge=1, description="timed runs of each program")
+    warmup: int = Field(3, ge=0, description="untimed runs before timing")
+    flush_l2: StrictBool = Field(True, description="flush the L2 cache before each timed run")
+    compare_compile: StrictBool = Field(True, description="also time torch.compile of the reference")
     threads: int = Field(1, description="torch threads per job on the CPU")
 
     @field_validator("target")
