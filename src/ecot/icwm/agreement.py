@@ -105,7 +105,7 @@ def agreement_pairs(model: WorldModel, real: Iterable[Trajectory], tasks: Mappin
             groups[(*generator_options(traj), max_rounds)].append(traj)
     pairs: list[Pair] = []
     for (name, options, max_rounds), trajs in groups.items():
-        generator = make_generator(name, options)
+        generator = make_generator(name, dict(options))
         environment = WorldModelEnvironment(model, verify=False)
         jobs = [(tasks[t.task_id], t.sample) for t in trajs]
         world = asyncio.run(run_loop(generator, environment, jobs, max_rounds))
