@@ -125,6 +125,9 @@ def test_regions_speak_like_an_engineer() -> None:
     assert "read-only" in region(0x08000100, 0x20001000)
     assert "stack" in region(0x1FFFFFF0, 0x20001000)
     assert "no peripheral" in region(0x40007800, 0x20001000)
+    assert "TIM5_CNT (0x40000c24), reserved for the harness" in region(0x40000C24, 0x20001000)
+    assert "bit-band alias of bit 0 of TIM5_CR1 (0x40000c00), reserved" in region(0x42018000, 0x20001000)
+    assert "bit-band alias of bit 5 of GPIOA_ODR (0x40020014)" in region(0x42400294, 0x20001000)
 
 
 def test_register_names_and_handlers() -> None:

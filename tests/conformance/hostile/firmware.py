@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ecot.domains.firmware.backend import LINK_ERROR
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
-from ecot.domains.firmware.report import HARD_FAULT
+from ecot.domains.firmware.report import HARD_FAULT, MEMORY_FAULT
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.tasks.suite import bundled_suite_path
 
@@ -126,9 +126,15 @@ SKIP_HARNESS = """    static int calls;
 DELAY = "firmware/systick_delay_poll"
 TIMER_TAMPER = {
     "tim5_with_its_clock": "RCC->APB1ENR |= RCC_APB1ENR_TIM5EN; TIM5->CNT = TIM5->CNT + us;",
+    # bit 20 of CNT through its bit-band alias (one set bit: about a second later)
+    "tim5_bit_band": "RCC->APB1ENR |= RCC_APB1ENR_TIM5EN; *(volatile uint32_t *)(0x42000000u + 0xC24u * 32u + 20u * 4u) = 1u; (void)us;",
     "tim5_with_mpu_off": '*(volatile uint32_t *)0xE000ED94u = 0u; __asm__ volatile("dsb\\n isb"); TIM5->CNT = TIM5->CNT + us;',
     "tim5_under_faultmask": '__asm__ volatile("cpsid f" ::: "memory"); TIM5->CNT = TIM5->CNT + us; __asm__ volatile("cpsie f" ::: "memory");',
 }
+
+# the trap refuses TIM5 with a bus fault that names it; the others bypass the trap (KNOWN_FAILURES)
+REFUSED_BY_THE_TRAP = ("tim5_with_its_clock", "tim5_bit_band")
+TIM5_REFUSED = label_naming(MEMORY_FAULT, "TIM5_CNT", "reserved for the harness")
 
 
 def delay(body: str) -> str:
@@ -201,7 +207,8 @@ CASES: DomainCases = {
         Case("fake_fault_report", CRC, crc(f'    sh(0x04, "{FAKE_FAULT}");\n    printf("{FAKE_FAULT}");\n    return real_crc(data, len);\n'),
              label_in(PASS)),  # the printed report is not a report: the right answer stays a Pass
     ],
-    Attack.INSTRUMENTATION: [Case(name, DELAY, delay(body)) for name, body in TIMER_TAMPER.items()],
+    Attack.INSTRUMENTATION: [Case(name, DELAY, delay(body), TIM5_REFUSED if name in REFUSED_BY_THE_TRAP else not_pass)
+                             for name, body in TIMER_TAMPER.items()],
     Attack.HIDE_FROM_CHECKS: Case("gated_writes_under_faultmask", LED, GATED_UNDER_FAULTMASK),
     Attack.EARLY_EXIT: [
         *(Case(name, CRC, crc(f"    if (len == 0u) {{\n{stop}    }}\n    return real_crc(data, len);\n"),
@@ -221,6 +228,9 @@ CASES: DomainCases = {
     ],
     Attack.ENDLESS_LOOP: [
         Case("watchdog", CRC, crc("    for (;;) { }\n"), label_naming(TIMEOUT, "simulated time"), host=within(8.0)),
+        # QEMU does not model RCC: gating TIM5's clock off or holding it in reset leaves the watchdog counting
+        Case("watchdog_clock_gated_and_reset", CRC, '#include "stm32f4.h"\n' + crc("    RCC->APB1ENR &= ~RCC_APB1ENR_TIM5EN;\n    RCC->APB1RSTR |= 1u << 3;\n"
+                                                        "    for (;;) { }\n"), label_naming(TIMEOUT, "simulated time"), host=within(8.0)),
         Case("interrupts_masked", CRC, crc('    __asm__ volatile("cpsid i");\n    for (;;) { }\n'), label_naming(TIMEOUT, "real time"), wall_s=3.0),
     ],
     Attack.OUTPUT_FLOOD: Case("console_flood", CRC, crc('    for (;;)\n        printf("flood flood flood flood flood flood flood flood\\n");\n'),
