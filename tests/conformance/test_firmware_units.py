@@ -204,6 +204,7 @@ def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
 
 def test_a_report_cut_short_is_not_a_pass() -> None:
     """The end marker counts the results the runtime wrote; fewer reaching the judge fail the run."""
+    from ecot.domains.firmware.clock import WRITE_EVENT, boot_sequence
     from ecot.domains.firmware.judge import OUTPUT_MISMATCH, judge
     from ecot.domains.firmware.run import Artifacts
     from ecot.sandbox import ExecResult
@@ -212,7 +213,9 @@ def test_a_report_cut_short_is_not_a_pass() -> None:
     run = ExecResult(returncode=0, stdout="", stderr="", timed_out=False, output_overflow=False, wall_s=0.1, isolated=True)
     whole = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000001\n", TAG)
     cut = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000002\n", TAG)
-    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(""), lambda _: {}, 10.0) for r in (whole, cut)]
+    boot = "".join(f"{WRITE_EVENT} cpu 0 mr 0x1 addr 0x{w.addr:x} value 0x{w.value:x} size 4 name 'stm32f2xx_timer'\n"
+                   for w in boot_sequence(Settings().budget_us))  # the harness clock's boot, as QEMU logs it
+    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(boot), lambda _: {}, 10.0) for r in (whole, cut)]
     assert verdicts[0].label == "Pass"
     assert verdicts[1].label == OUTPUT_MISMATCH and "cut short" in verdicts[1].diagnostic
 

@@ -51,6 +51,11 @@ class Settings:
     sim_ms: int = 200
     max_accesses: int = 50_000
 
+    @property
+    def budget_us(self) -> int:
+        """Simulated microseconds before the harness's watchdog stops the run."""
+        return self.sim_ms * 1000
+
     @classmethod
     def of(cls, task: Task) -> Settings:
         opts = dict(task.options)
@@ -170,7 +175,7 @@ def link_argv(settings: Settings, trusted: Trusted, tag: tuple[int, int], elf: s
         "arm-none-eabi-gcc", *ARCH, "-nostartfiles", "-specs=nano.specs", "-specs=rdimon.specs",
         "-Wl,--gc-sections", "-Wl,--print-memory-usage", "-T", "link.ld",
         f"-Wl,--defsym=__stack_size={settings.stack_size}", f"-Wl,--defsym=__heap_size={settings.heap_size}",
-        f"-Wl,--defsym=__ecot_budget_us={settings.sim_ms * 1000}", f"-Wl,--defsym=__ecot_max_accesses={settings.max_accesses}",
+        f"-Wl,--defsym=__ecot_budget_us={settings.budget_us}", f"-Wl,--defsym=__ecot_max_accesses={settings.max_accesses}",
         f"-Wl,--defsym={hi}=0x{tag[0]:08x}", f"-Wl,--defsym={lo}=0x{tag[1]:08x}",
         *objects, "candidate.o", "-o", elf,
     ]
