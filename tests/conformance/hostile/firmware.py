@@ -140,6 +140,40 @@ FLOOD_THEN_TAMPER = ('static int flooded; __asm__ volatile("cpsid f" ::: "memory
                      "if (!flooded++) for (uint32_t i = 0; i < 300000u; i++) RCC->CIR = i; "
                      'TIM5->CNT = TIM5->CNT + us; __asm__ volatile("cpsie f" ::: "memory");')
 
+# Not the clock but the harness's reading of it: the start time it keeps in a callee-saved register or on
+# its stack across the call is moved back by `us` (the time now is read under FAULTMASK, which the trap
+# does not see and QEMU does not log; only writes are logged).
+START_TIME_REWRITTEN = r"""#include "stm32f4.h"
+__attribute__((naked)) void delay_us(uint32_t us)
+{
+    __asm__ volatile(
+        "cpsid f\n"
+        "ldr r1, =0x40000C24\n"
+        "ldr r1, [r1]\n" /* the time now: a read under FAULTMASK is neither refused nor logged */
+        "cpsie f\n"
+        ".irp reg, r4, r5, r6, r7, r8, r9, r10, r11\n"
+        "subs r2, r1, \\reg\n"
+        "cmp r2, #200\n"
+        "it lo\n"
+        "sublo \\reg, \\reg, r0\n"
+        ".endr\n"
+        "mov r3, sp\n"
+        "add r12, r3, #64\n"
+        "1: ldr r2, [r3]\n"
+        "subs r2, r1, r2\n"
+        "cmp r2, #200\n"
+        "bhs 2f\n"
+        "ldr r2, [r3]\n"
+        "subs r2, r2, r0\n"
+        "str r2, [r3]\n"
+        "2: adds r3, r3, #4\n"
+        "cmp r3, r12\n"
+        "blo 1b\n"
+        "bx lr\n"
+        ".ltorg\n");
+}
+"""
+
 
 def delay(body: str) -> str:
     return f'#include "stm32f4.h"\nvoid delay_us(uint32_t us)\n{{\n    {body}\n}}\n'
@@ -212,7 +246,8 @@ CASES: DomainCases = {
              label_in(PASS)),  # the printed report is not a report: the right answer stays a Pass
     ],
     Attack.INSTRUMENTATION: [*(Case(name, DELAY, delay(body), TIM5_REFUSED) for name, body in TIMER_TAMPER.items()),
-                             Case("tim5_after_a_trace_flood", DELAY, delay(FLOOD_THEN_TAMPER), label_in(RESOURCE_LIMIT))],
+                             Case("tim5_after_a_trace_flood", DELAY, delay(FLOOD_THEN_TAMPER), label_in(RESOURCE_LIMIT)),
+                             Case("harness_start_time_rewritten", DELAY, START_TIME_REWRITTEN)],
     Attack.HIDE_FROM_CHECKS: Case("gated_writes_under_faultmask", LED, GATED_UNDER_FAULTMASK),
     Attack.EARLY_EXIT: [
         *(Case(name, CRC, crc(f"    if (len == 0u) {{\n{stop}    }}\n    return real_crc(data, len);\n"),
