@@ -8,7 +8,7 @@
  * shadow model with the reference manual's semantics (reset values, ready flags, BSRR, IDR from
  * simulated inputs, clock gating, the CRC unit, EXTI from pin edges) and also performs the real
  * access, so QEMU's own unimp log keeps a trace the host can trust. Peripherals QEMU does model
- * (USART, TIM2-5, SPI, ADC) get the real access only, after a clock-gating check.
+ * (USART, TIM2-4, SPI, ADC) get the real access only, after a clock-gating check; TIM5 is the harness's.
  */
 
 enum { K_RESERVED, K_PASS, K_GPIO, K_RCC, K_CRC, K_FLASH, K_SYSCFG, K_EXTI };
