@@ -36,6 +36,7 @@ def test_only_tim5_and_aircr_writes_are_kept_in_order() -> None:
             + "RCC: unimplemented device write (size 4, offset 0x040, value 0x00000008)\n"
             + logged([Write(0x40000424, 5)]) + logged([RESET], "nvic_sysregs"))
     assert clock_writes(text) == [*boot_sequence(BUDGET)[:2], RESET]
+    assert clock_writes("4242@1700000000.123456:" + logged([RESET], "nvic_sysregs")) == [RESET]
 
 
 def test_the_boot_sequence_is_the_harness_s_own() -> None:

@@ -20,8 +20,9 @@ from ecot.domains.firmware import regs
 WRITE_EVENT = "memory_region_ops_write"
 TIM5_BASE = 0x40000C00
 AIRCR = 0xE000ED0C
+# TIM5 and AIRCR writes only; "pid@seconds:" leads each line when QEMU runs with -msg timestamp=on
 _WRITE = re.compile(
-    rf"^{WRITE_EVENT} cpu \d+ mr 0x[0-9a-f]+ addr 0x(?P<addr>40000[c-f][0-9a-f]{{2}}|e000ed0c) "
+    rf"^(?:\d+@\d+\.\d+:)?{WRITE_EVENT} cpu \d+ mr 0x[0-9a-f]+ addr 0x(?P<addr>40000[c-f][0-9a-f]{{2}}|e000ed0c) "
     r"value 0x(?P<value>[0-9a-f]+) size (?P<size>\d+)",
     re.MULTILINE,
 )

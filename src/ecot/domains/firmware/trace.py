@@ -56,7 +56,7 @@ def parse_trace(text: str) -> Trace:
         accesses.append(Access(match.group("op") == "write", base + int(match.group("off"), 16), int(match.group("size")), value))
         if len(accesses) >= MAX_ACCESSES:
             return Trace(accesses, [], truncated=True, clock=clock)
-    other = [ln for ln in text.splitlines() if ln and "unimplemented device" not in ln and not ln.startswith(WRITE_EVENT)][:50]
+    other = [ln for ln in text.splitlines() if ln and "unimplemented device" not in ln and f"{WRITE_EVENT} " not in ln][:50]
     return Trace(accesses, other, clock=clock)
 
 
