@@ -32,10 +32,17 @@ class Registry(Generic[T]):
         self._read_plugins()
         return sorted(self._targets)
 
+    def has(self, name: str) -> bool:
+        """Whether a name is registered; entry points are read only for a name that is not built in."""
+        if name not in self._targets:
+            self._read_plugins()
+        return name in self._targets
+
     def get(self, name: str) -> T:
         if name in self._loaded:
             return self._loaded[name]
-        self._read_plugins()
+        if name not in self._targets:  # built-ins win over plugins, so only a miss needs the entry points
+            self._read_plugins()
         target = self._targets.get(name)
         if target is None:
             known = ", ".join(self.names()) or "none"

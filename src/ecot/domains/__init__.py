@@ -1,23 +1,38 @@
-"""Domain backends: one module per domain, registered here by name."""
+"""Domains: one package per domain, each with its descriptor (`domain.py`: DOMAIN), backend, helpers,
+sandbox jobs, mutators and bundled suite.
+
+A domain is found through its descriptor (ecot.core.domain.DOMAINS: the built-ins plus the
+`ecot.domains` entry-point group), and its backend through the descriptor's `backend` reference.
+The older `ecot.backends` group (name -> Backend class) is still read for backends without one.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ecot.domains.base import Backend
+from ecot.core.domain import domain_names, find_domain
 from ecot.core.registry import Registry
+from ecot.domains.base import Backend
 
-BACKENDS: Registry[type[Backend]] = Registry(
-    "backends",
-    {
-        "rtl": "ecot.domains.rtl.backend:RtlBackend",
-        "gpu": "ecot.domains.gpu.backend:GpuBackend",
-        "cad": "ecot.domains.cad.backend:CadBackend",
-        "asm": "ecot.domains.asm.backend:AsmBackend",
-        "python": "ecot.domains.python.backend:PythonBackend",
-        "firmware": "ecot.domains.firmware.backend:FirmwareBackend",
-    },
-)
+
+class BackendRegistry(Registry[type[Backend]]):
+    """Backend classes by domain: a descriptor's backend first, else a legacy `ecot.backends` entry."""
+
+    def names(self) -> list[str]:
+        return sorted(set(domain_names()) | set(super().names()))
+
+    def has(self, name: str) -> bool:
+        return find_domain(name) is not None or super().has(name)
+
+    def get(self, name: str) -> type[Backend]:
+        domain = find_domain(name)
+        if domain is None:
+            return super().get(name)
+        backend: type[Backend] = domain.load_backend()
+        return backend
+
+
+BACKENDS: BackendRegistry = BackendRegistry("backends", {})
 
 
 @lru_cache(maxsize=None)
@@ -28,4 +43,4 @@ def get_backend(domain: str) -> Backend:
     return backend
 
 
-__all__ = ["BACKENDS", "Backend", "get_backend"]
+__all__ = ["BACKENDS", "Backend", "BackendRegistry", "get_backend"]
