@@ -13,6 +13,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -57,6 +58,9 @@ class Domain:
     options: type[BaseModel] = NoOptions  # the backend's task options
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")
     hints: WorldModelHints = field(default_factory=WorldModelHints)
+    # A TOML file shaped like ecot/run/prompts/<domain>.toml (system, answer_format, [[rules]]) for a
+    # domain whose instructions are not among the router's files; None: instructions built from this.
+    instructions: Path | None = None
 
     def all_labels(self) -> tuple[str, ...]:
         """The domain's labels then the shared ones, as plain strings."""
@@ -76,6 +80,13 @@ class Domain:
             if any(name.endswith(alternative) for name in names):
                 return alternative
         return self.suffix
+
+    def default_instructions(self) -> dict[str, str]:
+        """Generator instructions for a domain that ships no instructions file."""
+        return {
+            "system": f"The task is in the {self.name} domain: write {self.language} code.",
+            "answer_format": f"Give the complete code in one fenced ```{self.fences[0] if self.fences else self.language} block.",
+        }
 
     def load_backend(self) -> Any:
         """The Backend class named by `backend`."""
