@@ -121,13 +121,14 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def ecot(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "site"), str(SRC)])}
     return subprocess.run(
-        [sys.executable, "-m", "ecot.cli.main", *argv], capture_output=True, text=True, env=env, cwd=root, timeout=300
+        [sys.executable, "-m", "ecot.cli.main", *argv], check=False, capture_output=True, text=True, env=env, cwd=root,
+        timeout=300,
     )
 
 
 def python(root: Path, code: str) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "site"), str(SRC)])}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -14,14 +14,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ecot.core.errors import EcotError, UnknownNameError
 from ecot.core.outcome import KindedLabel, LabelKind, SharedLabel
 from ecot.core.registry import Registry
-
 
 # Comments and string literals of Python source: the spans a scan for code must skip.
 PYTHON_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
@@ -57,6 +56,7 @@ class Domain:
     backend: str  # "module:attr" of the Backend class, imported only when the domain is evaluated
     options: type[BaseModel] = NoOptions  # the backend's task options
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")
+    mutators: str | None = None  # "module:attr" of the repair generator's MutationSet, if the domain has one
     hints: WorldModelHints = field(default_factory=WorldModelHints)
     # A TOML file shaped like ecot/run/prompts/<domain>.toml (system, answer_format, [[rules]]) for a
     # domain whose instructions are not among the router's files; None: instructions built from this.
@@ -90,8 +90,13 @@ class Domain:
 
     def load_backend(self) -> Any:
         """The Backend class named by `backend`."""
-        module_name, _, attribute = self.backend.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
+        return load_reference(self.backend)
+
+
+def load_reference(reference: str) -> Any:
+    """The object a "module:attr" reference names, imported now."""
+    module_name, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 DOMAINS: Registry[Domain] = Registry(
@@ -123,3 +128,36 @@ def find_domain(name: str) -> Domain | None:
 
 def domain_names() -> list[str]:
     return DOMAINS.names()
+
+
+T = TypeVar("T")
+
+
+class DescribedRegistry(Registry[T]):
+    """Per-domain implementations named by a descriptor field (`backend`, `mutators`), so that one
+    `ecot.domains` entry point brings all of a domain; the older per-kind entry-point group (e.g.
+    `ecot.backends`) is still read for a name no descriptor provides."""
+
+    def __init__(self, kind: str, field_name: str) -> None:
+        super().__init__(kind, {})
+        self.field_name = field_name
+
+    def _reference(self, name: str) -> str | None:
+        described = find_domain(name)
+        reference = getattr(described, self.field_name) if described is not None else None
+        return reference if isinstance(reference, str) else None
+
+    def names(self) -> list[str]:
+        described = {name for name in domain_names() if self._reference(name) is not None}
+        return sorted(described | set(super().names()))
+
+    def has(self, name: str) -> bool:
+        return self._reference(name) is not None or super().has(name)
+
+    def get(self, name: str) -> T:
+        reference = self._reference(name)
+        if reference is None:
+            return super().get(name)
+        if name not in self._loaded:
+            self._loaded[name] = load_reference(reference)
+        return self._loaded[name]

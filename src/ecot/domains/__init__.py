@@ -10,29 +10,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ecot.core.domain import domain_names, find_domain
-from ecot.core.registry import Registry
+from ecot.core.domain import DescribedRegistry
 from ecot.domains.base import Backend
 
-
-class BackendRegistry(Registry[type[Backend]]):
-    """Backend classes by domain: a descriptor's backend first, else a legacy `ecot.backends` entry."""
-
-    def names(self) -> list[str]:
-        return sorted(set(domain_names()) | set(super().names()))
-
-    def has(self, name: str) -> bool:
-        return find_domain(name) is not None or super().has(name)
-
-    def get(self, name: str) -> type[Backend]:
-        domain = find_domain(name)
-        if domain is None:
-            return super().get(name)
-        backend: type[Backend] = domain.load_backend()
-        return backend
-
-
-BACKENDS: BackendRegistry = BackendRegistry("backends", {})
+BACKENDS: DescribedRegistry[type[Backend]] = DescribedRegistry("backends", "backend")
 
 
 @lru_cache(maxsize=None)
@@ -43,4 +24,4 @@ def get_backend(domain: str) -> Backend:
     return backend
 
 
-__all__ = ["BACKENDS", "Backend", "BackendRegistry", "get_backend"]
+__all__ = ["BACKENDS", "Backend", "get_backend"]

@@ -28,13 +28,13 @@ from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.executors.work import (
     CPU,
-    Executor,
-    ExecutorStats,
     GPU,
     MEMORY_MB,
     PLACEMENT_KEYS,
-    PendingGate,
     TOOLCHAIN,
+    Executor,
+    ExecutorStats,
+    PendingGate,
     Work,
     WorkerLost,
     backend_requires,

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ecot.core.errors import EcotError
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import Trajectory
+from ecot.store import TrajectoryStore
 
 CORPUS_FILES = ("train.jsonl", "validation.jsonl")
 BENCH = "bench"  # the key of a run config that marks a benchmark run

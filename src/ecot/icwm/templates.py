@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 
 from ecot.core.domain import PYTHON_MASK, Domain, find_domain
 from ecot.core.outcome import Metric, Outcome
-from ecot.mutators.base import Source, split_top_level
 from ecot.core.task import Task
+from ecot.mutators.base import Source, split_top_level
 
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 HASH_COMMENTS = re.compile(r"#[^\n]*")

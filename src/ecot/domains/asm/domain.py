@@ -21,4 +21,5 @@ DOMAIN = Domain(
     comment="#",  # GNU as on x86-64: "#" starts a line comment
     labels=AsmLabel,
     backend="ecot.domains.asm.backend:AsmBackend",
+    mutators="ecot.domains.asm.mutators:ASM_MUTATIONS",
 )

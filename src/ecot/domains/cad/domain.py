@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import PYTHON_MASK, Domain, KindedLabel, LabelKind, WorldModelHints
+from ecot.core.domain import (
+    PYTHON_MASK,
+    Domain,
+    KindedLabel,
+    LabelKind,
+    WorldModelHints,
+)
 
 
 class CadLabel(KindedLabel):
@@ -20,5 +26,6 @@ DOMAIN = Domain(
     comment="#",
     labels=CadLabel,
     backend="ecot.domains.cad.backend:CadBackend",
+    mutators="ecot.domains.cad.mutators:CAD_MUTATIONS",
     hints=WorldModelHints(code_mask=PYTHON_MASK),
 )

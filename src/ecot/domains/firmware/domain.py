@@ -33,5 +33,6 @@ DOMAIN = Domain(
     comment="//",
     labels=FirmwareLabel,
     backend="ecot.domains.firmware.backend:FirmwareBackend",
+    mutators="ecot.domains.firmware.mutators:FIRMWARE_MUTATIONS",
     hints=WorldModelHints(special_words=vector_handlers),
 )

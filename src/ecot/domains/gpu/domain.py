@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import PYTHON_MASK, Domain, KindedLabel, LabelKind, WorldModelHints
+from ecot.core.domain import (
+    PYTHON_MASK,
+    Domain,
+    KindedLabel,
+    LabelKind,
+    WorldModelHints,
+)
 
 
 class GpuLabel(KindedLabel):
@@ -20,5 +26,6 @@ DOMAIN = Domain(
     comment="#",
     labels=GpuLabel,
     backend="ecot.domains.gpu.backend:GpuBackend",
+    mutators="ecot.domains.gpu.mutators:GPU_MUTATIONS",
     hints=WorldModelHints(code_mask=PYTHON_MASK),
 )

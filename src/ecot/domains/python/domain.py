@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import PYTHON_MASK, Domain, KindedLabel, LabelKind, WorldModelHints
+from ecot.core.domain import (
+    PYTHON_MASK,
+    Domain,
+    KindedLabel,
+    LabelKind,
+    WorldModelHints,
+)
 
 
 class PythonLabel(KindedLabel):
@@ -20,5 +26,6 @@ DOMAIN = Domain(
     comment="#",
     labels=PythonLabel,
     backend="ecot.domains.python.backend:PythonBackend",
+    mutators="ecot.domains.python.mutators:PYTHON_MUTATIONS",
     hints=WorldModelHints(code_mask=PYTHON_MASK),
 )

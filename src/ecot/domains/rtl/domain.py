@@ -22,4 +22,5 @@ DOMAIN = Domain(
     comment="//",
     labels=RtlLabel,
     backend="ecot.domains.rtl.backend:RtlBackend",
+    mutators="ecot.domains.rtl.mutators:RTL_MUTATIONS",
 )
