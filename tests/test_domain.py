@@ -70,3 +70,19 @@ def test_unknown_domains_are_named_in_the_error() -> None:
         language("nosuch")
     with pytest.raises(UnknownNameError, match="nosuch"):
         BACKENDS.get("nosuch")
+
+
+def test_options_default_to_a_model_that_refuses_every_key() -> None:
+    from pydantic import ValidationError
+
+    from ecot.core.domain import Domain, KindedLabel
+
+    class NoLabels(KindedLabel):
+        pass
+
+    bare = Domain("bare", "text", (), ".txt", "#", NoLabels, "bare:Backend")
+    assert bare.options_model()().model_dump() == {}
+    with pytest.raises(ValidationError, match="seeed"):
+        bare.options_model().model_validate({"seeed": 1})
+    named = Domain("named", "text", (), ".txt", "#", NoLabels, "bare:Backend", options="ecot.core.domain:NoOptions")
+    assert named.options_model() is bare.options_model()

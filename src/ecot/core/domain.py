@@ -54,7 +54,7 @@ class Domain:
     comment: str  # line comment prefix ("//", "#")
     labels: type[KindedLabel]  # the domain's own labels; SharedLabel members are always allowed too
     backend: str  # "module:attr" of the Backend class, imported only when the domain is evaluated
-    options: type[BaseModel] = NoOptions  # the backend's task options
+    options: type[BaseModel] | str = NoOptions  # the backend's task options: the model, or "module:attr" of it
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")
     mutators: str | None = None  # "module:attr" of the repair generator's MutationSet, if the domain has one
     hints: WorldModelHints = field(default_factory=WorldModelHints)
@@ -87,6 +87,13 @@ class Domain:
             "system": f"The task is in the {self.name} domain: write {self.language} code.",
             "answer_format": f"Give the complete code in one fenced ```{self.fences[0] if self.fences else self.language} block.",
         }
+
+    def options_model(self) -> type[BaseModel]:
+        """The pydantic model that validates a task's [options] for this domain."""
+        model = load_reference(self.options) if isinstance(self.options, str) else self.options
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise EcotError(f"domain '{self.name}': options must name a pydantic model, not {model!r}")
+        return model
 
     def load_backend(self) -> Any:
         """The Backend class named by `backend`."""
