@@ -12,6 +12,7 @@ from ecot.core.errors import UnknownNameError
 from ecot.core.extract import extract_code
 from ecot.core.outcome import PASS, LabelKind
 from ecot.domains import BACKENDS
+from ecot.domains.rtl.domain import RtlLabel
 from ecot.export.fold import language
 from ecot.icwm.templates import firmware_word, strip_comments, template
 from ecot.mutators import MUTATORS
@@ -38,7 +39,7 @@ def test_a_descriptor_names_exactly_its_backends_labels(name: str) -> None:
 
 def test_labels_are_their_strings_and_carry_a_kind() -> None:
     rtl = get_domain("rtl")
-    mismatch = rtl.labels("Simulation_Mismatch")
+    mismatch = RtlLabel.SIMULATION_MISMATCH
     assert mismatch == "Simulation_Mismatch" and json.dumps({"label": mismatch}) == '{"label": "Simulation_Mismatch"}'
     assert mismatch.kind is LabelKind.WRONG
     assert SharedLabel.PASS == PASS and type(PASS) is str  # the plain constant is what gets stored

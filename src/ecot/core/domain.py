@@ -22,6 +22,22 @@ from ecot.core.errors import EcotError, UnknownNameError
 from ecot.core.outcome import KindedLabel, LabelKind, SharedLabel
 from ecot.core.registry import Registry
 
+__all__ = [
+    "DOMAINS",
+    "PYTHON_MASK",
+    "DescribedRegistry",
+    "Domain",
+    "KindedLabel",
+    "LabelKind",
+    "NoOptions",
+    "SharedLabel",
+    "WorldModelHints",
+    "domain_names",
+    "find_domain",
+    "get_domain",
+    "load_reference",
+]
+
 # Comments and string literals of Python source: the spans a scan for code must skip.
 PYTHON_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
@@ -69,8 +85,9 @@ class Domain:
     def label_kind(self, label: str) -> LabelKind | None:
         """The coarse kind of a label this domain (or every domain) gives; None for a foreign label."""
         for labels in (self.labels, SharedLabel):
-            if label in labels.__members__.values():
-                return labels(label).kind
+            for member in labels:
+                if member == label:
+                    return member.kind
         return None
 
     def source_suffix(self, file_names: Iterable[str] = ()) -> str:
