@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ecot.core.errors import EcotError, UnknownNameError
+from ecot.core.errors import EcotError
 from ecot.core.outcome import KindedLabel, LabelKind, SharedLabel
 from ecot.core.registry import Registry
 
@@ -63,6 +63,8 @@ class WorldModelHints:
 
 @dataclass(frozen=True)
 class Domain:
+    """One domain's facts; the fields after `backend` are optional."""
+
     name: str
     language: str  # the fence language of exported answers ("verilog", "python", "c", "asm")
     fences: tuple[str, ...]  # fence tags that extraction takes as this domain's code, lower case
@@ -135,9 +137,7 @@ DOMAINS: Registry[Domain] = Registry(
 def get_domain(name: str) -> Domain:
     """The descriptor of a domain, built in or from an `ecot.domains` entry point."""
     try:
-        found = DOMAINS.get(name)
-    except UnknownNameError:
-        raise
+        found = DOMAINS.get(name)  # an unknown name raises UnknownNameError, listing the known ones
     except (ImportError, ValueError, AttributeError) as err:  # a plugin whose entry point does not resolve
         raise EcotError(f"domain '{name}' is registered but its descriptor cannot be loaded: {err}") from err
     if not isinstance(found, Domain) or found.name != name:

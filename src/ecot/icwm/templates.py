@@ -147,11 +147,11 @@ TRITON_ACCESS = re.compile(r"\btl\.(load|store)\(")
 PY_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 
 
-def _triton_accesses(line: str) -> list[tuple[str, str, str]]:
+def _triton_accesses(line: str, mask: re.Pattern[str]) -> list[tuple[str, str, str]]:
     """(load or store, row or flat, address and mask text) of each Triton memory access on a line; an
     address with a product or a 2-D broadcast is row-addressed."""
     found = []
-    source = Source(line, PYTHON_MASK)
+    source = Source(line, mask)
     for match in TRITON_ACCESS.finditer(source.masked):
         close = source.closing(match.end() - 1)
         args = [a.strip() for a in split_top_level(line[match.end() : len(line) if close is None else close])]
@@ -171,12 +171,14 @@ def triton_line_context(task: Task, line: int) -> tuple[str, ...]:
     if not 0 < line <= len(lines):
         return ()
     text = lines[line - 1]
-    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text)}
+    described = find_domain(task.domain)
+    mask = (described.hints.code_mask if described is not None else None) or PYTHON_MASK
+    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text, mask)}
     assigned = PY_ASSIGNED.match(text)
     if assigned:
         name = re.compile(rf"\b{re.escape(assigned.group(1))}\b")
         uses = [(kind, shape) for at, other in enumerate(lines) if at != line - 1 and name.search(other)
-                for kind, shape, where in _triton_accesses(other) if name.search(where)]
+                for kind, shape, where in _triton_accesses(other, mask) if name.search(where)]
         stores = [shape for kind, shape in uses if kind == "store"]
         if stores:
             words.add("guards:store:" + ("row" if "row" in stores else "flat"))
