@@ -85,5 +85,5 @@ def test_options_default_to_a_model_that_refuses_every_key() -> None:
     assert bare.options_model()().model_dump() == {}
     with pytest.raises(ValidationError, match="seeed"):
         bare.options_model().model_validate({"seeed": 1})
-    named = Domain("named", "text", (), ".txt", "#", NoLabels, "bare:Backend", options="ecot.core.domain:NoOptions")
+    named = Domain("named", "text", (), ".txt", "#", NoLabels, "bare:Backend", options="ecot.core.options:NoOptions")
     assert named.options_model() is bare.options_model()

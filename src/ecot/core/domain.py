@@ -14,22 +14,23 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import KindedLabel, LabelKind, SharedLabel
 from ecot.core.registry import Registry
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 __all__ = [
     "DOMAINS",
+    "NO_OPTIONS",
     "PYTHON_MASK",
     "DescribedRegistry",
     "Domain",
     "KindedLabel",
     "LabelKind",
-    "NoOptions",
     "SharedLabel",
     "WorldModelHints",
     "domain_names",
@@ -38,14 +39,10 @@ __all__ = [
     "load_reference",
 ]
 
+NO_OPTIONS = "ecot.core.options:NoOptions"  # the default options model: no keys at all
+
 # Comments and string literals of Python source: the spans a scan for code must skip.
 PYTHON_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
-
-
-class NoOptions(BaseModel):
-    """The options of a backend that takes none: any key is a typo."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ class Domain:
     comment: str  # line comment prefix ("//", "#")
     labels: type[KindedLabel]  # the domain's own labels; SharedLabel members are always allowed too
     backend: str  # "module:attr" of the Backend class, imported only when the domain is evaluated
-    options: type[BaseModel] | str = NoOptions  # the backend's task options: the model, or "module:attr" of it
+    options: type[BaseModel] | str = NO_OPTIONS  # the backend's task options: the model, or "module:attr" of it
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")
     mutators: str | None = None  # "module:attr" of the repair generator's MutationSet, if the domain has one
     hints: WorldModelHints = field(default_factory=WorldModelHints)
@@ -109,6 +106,8 @@ class Domain:
 
     def options_model(self) -> type[BaseModel]:
         """The pydantic model that validates a task's [options] for this domain."""
+        from pydantic import BaseModel  # only now: reading a descriptor stays cheap
+
         model = load_reference(self.options) if isinstance(self.options, str) else self.options
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise EcotError(f"domain '{self.name}': options must name a pydantic model, not {model!r}")

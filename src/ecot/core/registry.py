@@ -7,7 +7,6 @@ third-party packages add their own through the entry-point group named by the re
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from ecot.core.errors import UnknownNameError
@@ -24,6 +23,8 @@ class Registry(Generic[T]):
 
     def _read_plugins(self) -> None:
         if not self._plugins_read:
+            from importlib.metadata import entry_points  # ~25 ms: only once a plug-in may be asked for
+
             self._plugins_read = True
             for ep in entry_points(group=f"ecot.{self.kind}"):
                 self._targets.setdefault(ep.name, ep.value)
