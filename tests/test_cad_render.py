@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ecot.domains import get_backend
-from ecot.domains.cad.render import main, preview, render_png
+from ecot.cli.cad_preview import main
+from ecot.domains.cad.render import preview, render_png
 from ecot.core.errors import ToolMissingError
 from ecot.tasks.suite import bundled_suite_path, load_suite
 

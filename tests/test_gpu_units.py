@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ecot.domains.gpu.jobs import compare as cmp  # noqa: E402
-from ecot.domains.gpu import cuda as gpu_cuda
+from ecot.domains.gpu.jobs import cuda as gpu_cuda
 from ecot.domains.gpu.jobs import limits as gpu_limits  # noqa: E402
 from ecot.domains.gpu.jobs.common import scaled_sizes, size_constants  # noqa: E402
 from ecot.domains.gpu.options import GpuOptions  # noqa: E402

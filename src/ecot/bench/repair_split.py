@@ -23,7 +23,7 @@ from typing import Any
 
 from ecot.bench.run import REPAIR_TAG, SOURCE_TAG
 from ecot.executors.local import Executor
-from ecot.core.extract import DOMAIN_FENCES
+from ecot.core.extract import domain_fences
 from ecot.generators.repair import make_plan, stable_seed
 from ecot.mutators import MUTATORS, Applied, MutationSet
 from ecot.run.observation import render
@@ -106,7 +106,7 @@ def candidate_bugs(task: Task, settings: SplitSettings) -> list[tuple[int, Appli
 
 def repair_task(task: Task, index: int, bug: Applied, verdict: Outcome) -> Task:
     mset = MUTATORS.get(task.domain)
-    fence = mset.fence or DOMAIN_FENCES.get(task.domain, ("",))[0]
+    fence = mset.fence or (domain_fences(task.domain) or ("",))[0]
     prompt = PROMPT.format(prompt=task.prompt.strip(), artifact=mset.artifact, fence=fence, code=bug.code,
                            feedback=render(verdict, task))
     tags = (*task.tags, REPAIR_TAG, f"{SOURCE_TAG}{task.id}", f"bug-kind:{bug.kind}", f"bug-category:{bug.category}",

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ecot.bench.decontam import prompt_digest
+from ecot.export.decontam import prompt_digest
 from ecot.bench.results import BENCH, TaskInfo
 from ecot.core.errors import EcotError
 from ecot.executors.local import Executor

@@ -7,7 +7,6 @@ third-party packages add their own through the entry-point group named by the re
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from ecot.core.errors import UnknownNameError
@@ -24,6 +23,8 @@ class Registry(Generic[T]):
 
     def _read_plugins(self) -> None:
         if not self._plugins_read:
+            from importlib.metadata import entry_points  # ~25 ms: only once a plug-in may be asked for
+
             self._plugins_read = True
             for ep in entry_points(group=f"ecot.{self.kind}"):
                 self._targets.setdefault(ep.name, ep.value)
@@ -32,10 +33,17 @@ class Registry(Generic[T]):
         self._read_plugins()
         return sorted(self._targets)
 
+    def has(self, name: str) -> bool:
+        """Whether a name is registered; entry points are read only for a name that is not built in."""
+        if name not in self._targets:
+            self._read_plugins()
+        return name in self._targets
+
     def get(self, name: str) -> T:
         if name in self._loaded:
             return self._loaded[name]
-        self._read_plugins()
+        if name not in self._targets:  # built-ins win over plugins, so only a miss needs the entry points
+            self._read_plugins()
         target = self._targets.get(name)
         if target is None:
             known = ", ".join(self.names()) or "none"

@@ -1,23 +1,19 @@
-"""Domain backends: one module per domain, registered here by name."""
+"""Domains: one package per domain, each with its descriptor (`domain.py`: DOMAIN), backend, helpers,
+sandbox jobs, mutators and bundled suite.
+
+A domain is found through its descriptor (ecot.core.domain.DOMAINS: the built-ins plus the
+`ecot.domains` entry-point group), and its backend through the descriptor's `backend` reference.
+The older `ecot.backends` group (name -> Backend class) is still read for backends without one.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from ecot.core.domain import DescribedRegistry
 from ecot.domains.base import Backend
-from ecot.core.registry import Registry
 
-BACKENDS: Registry[type[Backend]] = Registry(
-    "backends",
-    {
-        "rtl": "ecot.domains.rtl.backend:RtlBackend",
-        "gpu": "ecot.domains.gpu.backend:GpuBackend",
-        "cad": "ecot.domains.cad.backend:CadBackend",
-        "asm": "ecot.domains.asm.backend:AsmBackend",
-        "python": "ecot.domains.python.backend:PythonBackend",
-        "firmware": "ecot.domains.firmware.backend:FirmwareBackend",
-    },
-)
+BACKENDS: DescribedRegistry[type[Backend]] = DescribedRegistry("backends", "backend")
 
 
 @lru_cache(maxsize=None)

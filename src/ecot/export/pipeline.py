@@ -11,7 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ecot.bench.decontam import BenchmarkTasks, keep_clean
+from ecot.export.decontam import BenchmarkTasks, keep_clean
 from ecot.export.card import CardStats
 from ecot.export.dedup import Deduplicator
 from ecot.export.fold import build_trace, fold_trajectory, foldable, make_sample

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ecot.core.domain import find_domain
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message
@@ -34,6 +35,11 @@ class Instructions:
 @lru_cache(maxsize=None)
 def _load(name: str) -> dict[str, Any]:
     path = PROMPTS / f"{name}.toml"
+    if not path.is_file() and name != "common":  # a plug-in domain: its descriptor says what to tell the model
+        described = find_domain(name)
+        if described is not None and described.instructions is None:
+            return dict(described.default_instructions())
+        path = described.instructions if described is not None and described.instructions is not None else path
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -15,13 +15,13 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ecot import sandbox
-from ecot.tasks.suite import bundled_suite_path
 from ecot.core.task import Task
 
-SUPPORT_DIR = bundled_suite_path("firmware") / "_support"
+SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
 TRUSTED_SOURCES = ("ecot_runtime.c", "ecot_periph.c", "ecot_trap.c", "ecot_startup.c")  # one unit, in this order
 ARCH = ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft")

@@ -31,7 +31,7 @@ from contextlib import ExitStack
 from typing import Any, ClassVar
 
 from ecot import sandbox
-from ecot.domains.gpu import cuda as gpu_cuda
+from ecot.domains.gpu.jobs import cuda as gpu_cuda
 from ecot.domains.gpu.jobs import limits as gpu_limits
 from ecot.domains.gpu import outcome as out
 from ecot.domains.base import Backend, tool_version

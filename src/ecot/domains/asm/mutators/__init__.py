@@ -151,7 +151,6 @@ def _has_loop(src: Source) -> bool:
 ASM_MUTATIONS = MutationSet(
     artifact="routine",
     domain="asm",
-    fence="asm",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -22,7 +22,7 @@ from OCP.TopoDS import TopoDS, TopoDS_Shape
 from OCP.TopTools import TopTools_ListOfShape
 
 from ecot.domains.cad.jobs import metrics as cad_metrics
-from ecot.domains.cad.jobs.checks import bounding_box, sub_shapes, volume_and_center
+from ecot.domains.cad.jobs.shapes import bounding_box, sub_shapes, volume_and_center
 
 IDENTICAL = 1e-7  # relative volume differences below this are boolean round-off, not geometry
 MAX_PIECES = 5

@@ -141,7 +141,6 @@ def describe(prompt: str, reference: str) -> list[str]:
 CAD_MUTATIONS = MutationSet(
     artifact="model script",
     domain="cad",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

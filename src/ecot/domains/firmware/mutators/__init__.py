@@ -174,7 +174,6 @@ def names(code: str) -> set[str]:
 FIRMWARE_MUTATIONS = MutationSet(
     artifact="firmware",
     domain="firmware",
-    fence="c",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

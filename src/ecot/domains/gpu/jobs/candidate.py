@@ -48,7 +48,7 @@ def _prepare(job: dict[str, Any], source: str) -> Any:
     """CPU-only instrumentation, installed before a line of candidate code runs."""
     if job["device"] != "cpu":
         return None
-    from ecot.domains.gpu import cuda as gpu_cuda
+    from ecot.domains.gpu.jobs import cuda as gpu_cuda
 
     guard = None
     if "triton" in source:

@@ -134,7 +134,6 @@ def _approach(src: Source) -> list[str]:
 GPU_MUTATIONS = MutationSet(
     artifact="kernel",
     domain="gpu",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -142,7 +142,6 @@ def _approach(src: Source) -> list[str]:
 PYTHON_MUTATIONS = MutationSet(
     artifact="solution",
     domain="python",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

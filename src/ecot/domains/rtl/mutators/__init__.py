@@ -191,7 +191,6 @@ CLUES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 RTL_MUTATIONS = MutationSet(
     domain="rtl",
-    fence="verilog",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,
