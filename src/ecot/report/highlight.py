@@ -21,7 +21,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import Text, Whitespace, _TokenType
 
-from ecot.export.fold import language
+from ecot.core.domain import find_domain
 
 STYLE = "default"
 CSS_CLASS = "hl"
@@ -72,7 +72,9 @@ def highlight_code(code: str, lang: str) -> Markup:
 
 
 def highlight_domain(code: str, domain: str) -> Markup:
-    return highlight_code(code, language(domain))
+    """Code of a stored domain; one whose plug-in is no longer installed is shown as plain text."""
+    found = find_domain(domain)
+    return highlight_code(code, found.language if found is not None else "text")
 
 
 def unified_diff(before: str, after: str, index: int) -> tuple[str, int, int]:
