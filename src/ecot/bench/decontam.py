@@ -18,8 +18,8 @@ from typing import Any
 
 from ecot.bench.results import BENCH, bench_runs
 from ecot.core.errors import EcotError
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import Trajectory
+from ecot.store import TrajectoryStore
 
 CORPUS_FILES = ("train.jsonl", "validation.jsonl")
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import REAL
+from ecot.store import TrajectoryStore
 
 BENCH = "bench"  # the key of a run config that marks a benchmark run
 JUDGED, NOT_RUN, PENDING = "judged", "not run here", "pending"

@@ -61,7 +61,7 @@ class Deduplicator:
 
     def duplicate(self, sample: Sample) -> str | None:
         prompt, completion = sample.prompt_text(), sample.completion_text()
-        key = hashlib.sha256(f"{normalized(prompt)}\0{normalized(completion)}".encode("utf-8")).digest()
+        key = hashlib.sha256(f"{normalized(prompt)}\0{normalized(completion)}".encode()).digest()
         if key in self._exact:
             return "exact"
         self._exact.add(key)

@@ -11,16 +11,17 @@ then rewrites its line numbers and identifiers into the candidate's coordinates.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from ecot.icwm.base import remember
-from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
 from ecot.core.outcome import BULKY_METRICS, Metric
 from ecot.core.task import Task
+from ecot.icwm.base import remember
+from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
 
 LOG_HEAD = 12  # log lines kept with an exemplar
 CACHE = 8192  # remembered searches (the same kind of change recurs across samples)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import difflib
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import mean, median
-from typing import Any, Iterable
+from typing import Any
 
-from ecot.icwm.templates import TIME_SUFFIXES
 from ecot.core.outcome import Outcome
+from ecot.icwm.templates import TIME_SUFFIXES
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,18 @@ group `ecot.mutators`.
 
 from __future__ import annotations
 
-from ecot.mutators.base import CATEGORIES, Applied, Category, LabelEvidence, Mutation, MutationSet, Site, Source, compose
 from ecot.core.registry import Registry
+from ecot.mutators.base import (
+    CATEGORIES,
+    Applied,
+    Category,
+    LabelEvidence,
+    Mutation,
+    MutationSet,
+    Site,
+    Source,
+    compose,
+)
 
 MUTATORS: Registry[MutationSet] = Registry(
     "mutators",

@@ -9,8 +9,8 @@ content, because samples of one task often converge on the same code.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from functools import cache, lru_cache
-from typing import Iterator
 
 from markupsafe import Markup, escape
 from pygments import highlight

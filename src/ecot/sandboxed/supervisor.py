@@ -17,7 +17,8 @@ import struct
 import subprocess
 import sys
 import time
-from typing import Any, BinaryIO, Callable
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 HEADER = struct.Struct("!I")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-from ecot.domains.gpu.jobs import limits as gpu_limits
-from ecot.domains.gpu.runner import JobResult
 from ecot.core.outcome import PASS, TIMEOUT, Outcome, infra_error, truncate_log
 from ecot.core.task import Task
+from ecot.domains.gpu.jobs import limits as gpu_limits
+from ecot.domains.gpu.runner import JobResult
 
 COMPILATION_ERROR = "Compilation_Error"
 RUNTIME_ERROR = "Runtime_Error"

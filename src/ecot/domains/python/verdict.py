@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
-from ecot.domains.python.spec import Case, PySpec, big_ints, first_line_difference, loads, same_output
 from ecot.core.outcome import (
     PASS,
     RESOURCE_LIMIT,
@@ -18,6 +17,7 @@ from ecot.core.outcome import (
     infra_error,
     truncate_log,
 )
+from ecot.domains.python.spec import Case, PySpec, big_ints, first_line_difference, loads, same_output
 
 SYNTAX_ERROR = "Syntax_Error"
 RUNTIME_ERROR = "Runtime_Error"

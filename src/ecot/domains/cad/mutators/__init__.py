@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from ecot.domains.cad.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet
 from ecot.domains.cad.mutators.text import calls, declared, dimensions, fmt, python_source
+from ecot.mutators.base import LabelEvidence, Mutation, MutationSet
 
 MUTATIONS: tuple[Mutation, ...] = (
     # syntax

@@ -11,7 +11,6 @@ from __future__ import annotations
 import keyword
 import re
 
-from ecot.mutators.base import Site, Source
 from ecot.domains.cad.mutators.text import (
     IDENT,
     NUMBER,
@@ -25,6 +24,7 @@ from ecot.domains.cad.mutators.text import (
     statement,
     string_literals,
 )
+from ecot.mutators.base import Site, Source
 
 FEATURES = ("hole", "cboreHole", "cskHole", "fillet", "chamfer", "cutThruAll", "cutBlind", "shell")
 SELECTORS = ("faces", "edges", "vertices", "workplane", "rect", "pushPoints", "rarray", "polarArray", "center")

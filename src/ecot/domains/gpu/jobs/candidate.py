@@ -1,8 +1,9 @@
 """The candidate job: import the candidate, run ModelNew on the seeded inputs, save what it returned.
 
 Runs in its own fork; the reference model never exists in this process: the inputs are drawn by
-model.py's own get_inputs(), from a copy with the Model class removed. On a CPU, Triton kernels run in the instrumented interpreter (gpu_interp),
-CUDA-addressed tensor code runs on the CPU, and load_inline records its sources for the nvcc check.
+model.py's own get_inputs(), from a copy with the Model class removed. On a CPU, Triton kernels run in
+the instrumented interpreter (gpu_interp), CUDA-addressed tensor code runs on the CPU, and load_inline
+records its sources for the nvcc check.
 With CUDA, the candidate runs on the device and, when asked, is timed (gpu_timing).
 
 Writes out_<random>.pt (outputs per trial, trial 0's inputs after the call, output/input aliasing, the

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 STRESS_SEED = 1000  # the stress trial's inputs: another seed and another distribution
 FORWARD_SEED = 10_000  # re-seeded before every forward, so dropout and friends agree between jobs
@@ -51,9 +52,13 @@ def size_constants(namespace: dict[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, int) and value >= MIN_SCALED:
             found[key] = value
-        elif isinstance(value, (tuple, list)) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-            if any(v >= MIN_SCALED for v in value):
-                found[key] = list(value)
+        elif (
+            isinstance(value, (tuple, list))
+            and value
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and any(v >= MIN_SCALED for v in value)
+        ):
+            found[key] = list(value)
     return found
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H100: 50 MB, B200: 126 MB)
 _perf_counter = time.perf_counter  # bound at import, before any candidate code

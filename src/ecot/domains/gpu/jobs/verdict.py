@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ecot.domains.gpu.jobs import compare as cmp
 from ecot.domains.gpu.jobs import common
+from ecot.domains.gpu.jobs import compare as cmp
 
 MAX_OUTPUT_BYTES = 4 << 30
 

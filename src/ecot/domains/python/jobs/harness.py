@@ -33,7 +33,8 @@ import select
 import signal
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # Every import happens here, before the first candidate code (the work dir is on sys.path), and none
 # is heavy: dataclasses alone would cost as much as the fork.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from ecot.domains.rtl.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Source
 from ecot.domains.rtl.mutators.text import RESET_IF, Block, assignments, blocks, clip, declared, fsm_states, ports
+from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Source
 
 _ORDER = ("syntax", "structural", "timing", "semantic")
 

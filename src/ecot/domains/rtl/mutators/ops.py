@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from ecot.mutators.base import Site, Source
 from ecot.domains.rtl.mutators.text import (
     IDENT,
     KEYWORDS,
@@ -28,6 +27,7 @@ from ecot.domains.rtl.mutators.text import (
     statement_end,
     typos,
 )
+from ecot.mutators.base import Site, Source
 
 
 # -- syntax ---------------------------------------------------------------------------------------
