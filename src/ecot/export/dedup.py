@@ -42,7 +42,8 @@ def signature(text: str) -> np.ndarray:
     )
     with np.errstate(over="ignore"):
         hashed = keys[None, :] * _MULT[:, None] + _ADD[:, None]
-    return (hashed >> np.uint64(16)).min(axis=1)
+    minima: np.ndarray = (hashed >> np.uint64(16)).min(axis=1)
+    return minima
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:

@@ -120,7 +120,8 @@ class Sink:
             raise
 
     def _open_writers(self) -> dict[str, list[RowWriter]]:
-        options, writers = self.options, {}
+        options = self.options
+        writers: dict[str, list[RowWriter]] = {}
         schema = arrow_schema(options.kind, options.layout, self.counter is not None)
         for split in SPLITS if options.validation > 0 else (TRAIN,):
             writers[split] = [JsonlWriter(self.staging.open(f"{split}.jsonl"))] if "jsonl" in options.formats else []

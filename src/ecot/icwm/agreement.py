@@ -64,6 +64,10 @@ class MemoryStore:
     def is_finished(self, run_id: int, task_id: str, sample: int) -> bool:
         return False
 
+    def started(self, run_id: int) -> set[tuple[str, int]]:
+        """(task_id, sample) of the trajectories that hold at least one turn (the store holds one run)."""
+        return {key for key, trajectory in self.trajectories.items() if trajectory.turns}
+
 
 def replayable(traj: Trajectory) -> bool:
     """A finished real trajectory of a deterministic generator whose plan rules are still current."""

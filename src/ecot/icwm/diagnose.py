@@ -63,7 +63,8 @@ def main_name(task: Task, vocab: Vocabulary) -> str:
 @lru_cache(maxsize=1024)
 def _main_name(task: Task, common: frozenset[str]) -> str:
     declared, _ = task_names(task)
-    for word in IDENT.findall(task.reference or ""):
+    words: list[str] = IDENT.findall(task.reference or "")
+    for word in words:
         if word in declared and word not in common:
             return word
     return ""
@@ -124,8 +125,8 @@ class DiagnosticIndex:
 
         self._cache.clear()
         for _, _, feats in rows:
-            for key in feats:
-                self.vocabulary.setdefault(key, len(self.vocabulary))
+            for name in feats:
+                self.vocabulary.setdefault(name, len(self.vocabulary))
         grouped: dict[tuple[str, str], list[tuple[Exemplar, dict[str, float]]]] = {}
         for domain, exemplar, feats in rows:
             grouped.setdefault((domain, exemplar.label), []).append((exemplar, feats))

@@ -90,7 +90,8 @@ class FastWorldModel(WorldModel):
         if not examples:
             raise EcotError("the fast world model needs at least one training example")
         self.vocab = Vocabulary.learn(tasks[t] for t in sorted({e.task_id for e in examples}))
-        rows, labels, seen = [], [], set()
+        rows, labels = [], []
+        seen: set[tuple[Any, ...]] = set()
         self.exemplars, self.domain_labels = [], {}
         for example in examples:
             task = tasks[example.task_id]

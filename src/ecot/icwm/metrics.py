@@ -62,7 +62,7 @@ def confusion(records: list[TurnRecord]) -> dict[str, dict[str, int]]:
     return {real: dict(row.most_common()) for real, row in sorted(grid.items())}
 
 
-def metric_errors(records: list[TurnRecord]) -> dict[str, dict[str, float | int]]:
+def metric_errors(records: list[TurnRecord]) -> dict[str, dict[str, float | int | None]]:
     """For each numeric metric of the real outcomes: how often it was predicted, and how far off."""
     errors: dict[str, list[float]] = defaultdict(list)
     relative: dict[str, list[float]] = defaultdict(list)

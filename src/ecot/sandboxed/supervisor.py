@@ -257,7 +257,8 @@ def read_message(stream: BinaryIO) -> dict[str, Any] | None:
     if len(header) < HEADER.size:
         return None
     (size,) = HEADER.unpack(header)
-    return json.loads(stream.read(size))
+    message: dict[str, Any] = json.loads(stream.read(size))
+    return message
 
 
 def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:

@@ -215,7 +215,8 @@ class TrajectoryStore:
         self, run_id: int | None = None, domain: str | None = None, finished_only: bool = True
     ) -> Iterator[Trajectory]:
         """Trajectories in insertion order, turns loaded; paged so huge stores stream."""
-        where, params = ["t.id > ?"], [0]
+        where: list[str] = ["t.id > ?"]
+        params: list[int | str] = [0]
         if run_id is not None:
             where.append("t.run_id = ?")
             params.append(run_id)
@@ -291,7 +292,7 @@ class TrajectoryStore:
             ).fetchone()
             if row is None:
                 raise StoreError(f"trajectory {traj_id} has no turn {index} to audit")
-            agree = row["label"] == real.label
+            agree: bool = row["label"] == real.label
             self._conn.execute(
                 "INSERT INTO audits (turn_id, world_model, real_label, predicted_label, agree, "
                 "real_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",

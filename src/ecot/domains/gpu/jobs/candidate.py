@@ -126,8 +126,10 @@ def _time(timer: Any, model: Any, trials: list[list[Any]], job: dict[str, Any]) 
     import torch
 
     sets = [common.to_device(list(values), "cuda") for values in trials]
-    stats, out = timer.measure(lambda *x: model(*x), sets, int(job.get("warmup", 3)), int(job.get("timing_trials", 20)),
-                               bool(job.get("flush_l2", True)))
+    measured: tuple[dict[str, Any], Any] = timer.measure(
+        lambda *x: model(*x), sets, int(job.get("warmup", 3)), int(job.get("timing_trials", 20)),
+        bool(job.get("flush_l2", True)))
+    stats, out = measured
     stats["timed_file"] = _fresh_name("timed")
     torch.save({"output": common.cpu_copies(common.as_outputs(out)), "trial": stats["last_trial"]}, stats["timed_file"])
     return stats
@@ -154,7 +156,8 @@ def describe_error(err: BaseException, guard: Any, path: str) -> dict[str, Any]:
 
 def classify(err: BaseException, guard: Any) -> str:
     if guard is not None and guard.fault is not None:
-        return guard.fault.kind
+        kind: str = guard.fault.kind
+        return kind
     chain = _chain(err)
     names = {type(e).__name__ for e in chain}
     text = " ".join(str(e) for e in chain).lower()

@@ -25,7 +25,8 @@ def read_job() -> dict[str, Any]:
     os.environ["TRITON_HOME"] = os.getcwd()
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(os.getcwd(), "torch_extensions")
     with open("job.json", encoding="utf-8") as handle:
-        return json.load(handle)
+        job: dict[str, Any] = json.load(handle)
+    return job
 
 
 def emit(tag: str, payload: dict[str, Any]) -> None:
@@ -194,7 +195,7 @@ def cuda_as_cpu() -> Any:
         return value
 
     class CudaAsCpu(TorchFunctionMode):
-        def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
             kwargs = dict(kwargs or {})
             name = getattr(func, "__name__", "")
             if name == "cuda":
@@ -212,6 +213,6 @@ def patch_cuda_helpers() -> None:
     """Make harmless CUDA calls (synchronize, current stream, device count) work without a GPU."""
     import torch
 
-    torch.cuda.synchronize = lambda *a, **k: None  # type: ignore[assignment]
-    torch.cuda.current_device = lambda: 0  # type: ignore[assignment]
-    torch.cuda.set_device = lambda *a, **k: None  # type: ignore[assignment]
+    torch.cuda.synchronize = lambda *a, **k: None
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.set_device = lambda *a, **k: None

@@ -60,7 +60,7 @@ class Timer:
         import torch
 
         self.torch = torch
-        self.event = torch.cuda.Event
+        self.event: Callable[..., Any] = torch.cuda.Event  # its constructor is unannotated in torch
         self.elapsed = torch.cuda.Event.elapsed_time
         self.record = torch.cuda.Event.record
         self.wait = torch.cuda.Event.synchronize

@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 
 from ecot.domains.gpu.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Site, Source
+from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet, Site, Source
 
-_ORDER = ("semantic", "structural", "timing", "syntax")
+_ORDER: tuple[Category, ...] = ("semantic", "structural", "timing", "syntax")
 
 
 def _py(find: Callable[[Source], list[Site]]) -> Callable[[Source], list[Site]]:
@@ -67,7 +67,7 @@ MUTATIONS: tuple[Mutation, ...] = (
 )
 
 
-def _suspects(*first: str) -> tuple:
+def _suspects(*first: Category) -> tuple[Category, ...]:
     return tuple(dict.fromkeys((*first, *_ORDER)))
 
 
