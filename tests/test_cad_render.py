@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ecot.core.errors import ToolMissingError
 from ecot.domains import get_backend
 from ecot.domains.cad.render import main, preview, render_png
-from ecot.core.errors import ToolMissingError
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
