@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 HEADER = struct.Struct("!I")
 
@@ -252,7 +252,7 @@ def _remove(path: str) -> None:
             pass
 
 
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
     header = stream.read(HEADER.size)
     if len(header) < HEADER.size:
         return None
@@ -261,7 +261,7 @@ def read_message(stream: BinaryIO) -> dict[str, Any] | None:
     return message
 
 
-def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
+def write_message(stream: IO[bytes], message: dict[str, Any]) -> None:
     body = json.dumps(message).encode()
     stream.write(HEADER.pack(len(body)) + body)
     stream.flush()
