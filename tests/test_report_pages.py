@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
-from report_html import Page, page
 
 from ecot.export.fold import fold_trajectory
-from ecot.report import ReportOptions, ReportResult, build_report
 from ecot.export.stats import compute_stats
+from ecot.report import ReportOptions, ReportResult, build_report
 from ecot.store import TrajectoryStore
+from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
+from report_html import Page, page
 
 
 @pytest.fixture(scope="module")

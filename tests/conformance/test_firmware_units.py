@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ecot.core.task import Task
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import (
     Settings,
@@ -30,7 +31,6 @@ from ecot.domains.firmware.report import (
     tag_text,
 )
 from ecot.domains.firmware.trace import parse_trace, replay, tail_summary
-from ecot.core.task import Task
 
 TRACE = """RCC: unimplemented device read  (size 4, offset 0x030)
 GPIOA: unimplemented device write (size 4, offset 0x000, value 0xa8000400)

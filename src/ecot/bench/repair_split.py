@@ -22,14 +22,14 @@ from random import Random
 from typing import Any
 
 from ecot.bench.run import REPAIR_TAG, SOURCE_TAG
-from ecot.executors.local import Executor
 from ecot.core.extract import domain_fences
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.executors.local import Executor
 from ecot.generators.repair import make_plan, stable_seed
 from ecot.mutators import MUTATORS, Applied, MutationSet
 from ecot.run.observation import render
-from ecot.core.outcome import Outcome
 from ecot.tasks.suite import write_jsonl
-from ecot.core.task import Task
 
 SPLIT_VERSION = 1  # bump when the choice of tasks or bugs, or the prompt, changes
 TRIES = 3  # candidate bugs drawn per wanted item (some are not caught by the tests)

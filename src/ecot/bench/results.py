@@ -17,9 +17,9 @@ from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import REAL
 from ecot.export.decontam import BENCH, bench_runs  # re-exported: where benchmark runs are marked
+from ecot.store import TrajectoryStore
 
 JUDGED, NOT_RUN, PENDING = "judged", "not run here", "pending"
 

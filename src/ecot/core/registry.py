@@ -49,6 +49,7 @@ class Registry(Generic[T]):
             known = ", ".join(self.names()) or "none"
             raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")
         module_name, _, attribute = target.partition(":")
-        value = getattr(importlib.import_module(module_name), attribute)
+        # The registry's type is a promise made by whoever registered the target; it is not checked here.
+        value: T = getattr(importlib.import_module(module_name), attribute)
         self._loaded[name] = value
         return value

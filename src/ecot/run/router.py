@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ class Instructions:
     revise: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> dict[str, Any]:
     path = PROMPTS / f"{name}.toml"
     if not path.is_file() and name != "common":  # a plug-in domain: its descriptor says what to tell the model

@@ -7,8 +7,8 @@ Used by tests and benchmarks that drive `ecot synth` through a real OpenAI-compa
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ecot.core.extract import domain_fences
 from ecot.core.task import Task

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.firmware.backend import LINK_ERROR
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
 from ecot.domains.firmware.report import HARD_FAULT, MEMORY_FAULT
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, unique_marker

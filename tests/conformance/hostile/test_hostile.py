@@ -9,13 +9,13 @@ import importlib.util
 from typing import Any
 
 import pytest
-from scripted_world_model import ScriptedWorldModel
 
+from ecot.core.outcome import PASS, Outcome
+from ecot.core.trajectory import REAL
 from ecot.domains import get_backend
 from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
-from ecot.core.outcome import PASS, Outcome
-from ecot.core.trajectory import REAL
+from scripted_world_model import ScriptedWorldModel
 
 from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Literal
 
 from ecot import sandbox
+from ecot.core.task import Task
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm.driver import HARNESS_H, HEADER_NAME
 from ecot.domains.asm.elf import check_program
-from ecot.core.task import Task
 
 SpeedMode = Literal["both", "callgrind", "wall", "off"]
 SOLUTION = "solution.s"

@@ -20,6 +20,7 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.core.task import Task
+from ecot.tasks.suite import bundled_suite_path
 
 SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
@@ -225,7 +226,8 @@ def link_diagnostic(log: str) -> tuple[str, dict[str, Any]]:
         size = "128 KiB of SRAM" if region == "RAM" else "1 MiB of flash"
         section = _NOT_FIT.search(log)
         which = f" (section {section.group('section')} does not fit)" if section else ""
-        return f"{region} overflowed by {count} bytes{which}: the program needs more than the {size}", {"overflow_bytes": count, "region": region}
+        message = f"{region} overflowed by {count} bytes{which}: the program needs more than the {size}"
+        return message, {"overflow_bytes": count, "region": region}
     undefined = _UNDEFINED.search(log)
     if undefined:
         sym, where = undefined.group("sym"), undefined.group("where")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
+from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import Settings
 from ecot.domains.firmware.clock import boot_logged, tampering
@@ -39,7 +40,6 @@ from ecot.domains.firmware.report import (
 )
 from ecot.domains.firmware.run import TRACE_READ_LIMIT, Artifacts
 from ecot.domains.firmware.trace import Trace, replay, tail_summary
-from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 
 REGISTER_MISMATCH = "Register_Mismatch"
 OUTPUT_MISMATCH = "Output_Mismatch"

@@ -11,9 +11,10 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 from ecot.core.task import Task
 

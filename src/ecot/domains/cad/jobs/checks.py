@@ -94,7 +94,7 @@ def where(shape: TopoDS_Shape) -> list[float]:
 
 
 def edge_length(edge: TopoDS_Shape) -> float:
-    return GCPnts_AbscissaPoint.Length_s(BRepAdaptor_Curve(TopoDS.Edge_s(edge)))
+    return float(GCPnts_AbscissaPoint.Length_s(BRepAdaptor_Curve(TopoDS.Edge_s(edge))))
 
 
 def brep_faults(shape: TopoDS_Shape) -> list[dict[str, Any]]:

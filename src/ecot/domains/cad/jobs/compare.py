@@ -56,7 +56,7 @@ def _boolean(op: type, first: TopoDS_Shape, second: TopoDS_Shape, filler: BOPAlg
 
 def pieces(shape: TopoDS_Shape, scale: float) -> list[dict[str, Any]]:
     """The solids of a difference, largest first, ignoring round-off slivers."""
-    found = []
+    found: list[dict[str, Any]] = []
     for solid in sub_shapes(shape, TopAbs_SOLID):
         volume, center = volume_and_center(solid)
         if volume > IDENTICAL * scale:
