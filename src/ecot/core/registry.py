@@ -7,7 +7,6 @@ third-party packages add their own through the entry-point group named by the re
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from ecot.core.errors import UnknownNameError
@@ -25,6 +24,9 @@ class Registry(Generic[T]):
     def _read_plugins(self) -> None:
         if not self._plugins_read:
             self._plugins_read = True
+            # importlib.metadata and the scan of installed packages cost a one-shot command ~20 ms
+            from importlib.metadata import entry_points
+
             for ep in entry_points(group=f"ecot.{self.kind}"):
                 self._targets.setdefault(ep.name, ep.value)
 
@@ -35,8 +37,10 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         if name in self._loaded:
             return self._loaded[name]
-        self._read_plugins()
         target = self._targets.get(name)
+        if target is None:  # a built-in wins over a plug-in of its name, so only others need the scan
+            self._read_plugins()
+            target = self._targets.get(name)
         if target is None:
             known = ", ".join(self.names()) or "none"
             raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")
