@@ -9,7 +9,8 @@ toolchain version cache):
     python a fresh `python -c pass`                                         (the interpreter's own start)
     import a fresh `python -c "import <the modules ecot check loads>"`      (start + imports, no work)
 Printed: the medians, check / bare (target <= 3) and help in ms (target <= 150), and where a check's time
-goes (interpreter, imports, the backend's own wall_s, the rest). With --cold, one more check with an
+goes (interpreter, imports, the backend's own wall_s, the rest; then the stages inside the backend, timed
+in as many more processes). With --cold, one more check with an
 empty version cache shows what the cache saves.
 Usage: python bench/cli_startup.py [--task rtl/add8_carry] [--repeats 15] [--cold] [--json]
 """
@@ -33,6 +34,42 @@ from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl import sim as rtl_sim
 
 CHECK_IMPORTS = "import ecot.cli.main, ecot.cli.check, ecot.cli.common, ecot.domains.rtl.backend"
+# Run in a fresh interpreter: `ecot check` with the stages of a check timed by wrapping the functions that
+# do them; prints {stage: seconds}. Stages nest (a sandbox start happens inside a simulation).
+STAGES = """
+import contextlib, io, json, sys, time
+from ecot.domains.rtl import checks, expect, sim
+from ecot.domains import versions
+from ecot.sandbox import runner, server
+spent = {}
+def timing(owner, attribute, stage):
+    inner = getattr(owner, attribute)
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[stage] = spent.get(stage, 0.0) + time.perf_counter() - start
+    setattr(owner, attribute, timed)
+timing(server.SandboxServer, "_start", "sandbox_start")
+timing(server.SandboxServer, "run", "sandbox_round_trips")
+timing(sim, "simulate", "simulations")
+timing(expect, "_measure", "reference_profile")
+timing(checks, "structural", "yosys")
+timing(checks, "standalone", "standalone_elaboration")
+timing(versions, "probe", "version_probes")
+result = runner._result
+def counted(raw, isolated):
+    spent["tools_own"] = spent.get("tools_own", 0.0) + raw["wall_s"]
+    return result(raw, isolated)
+runner._result = counted
+start = time.perf_counter()
+from ecot.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+spent["in_process"] = time.perf_counter() - start
+print(json.dumps(spent))
+"""
 
 
 def write_design(task: Task, folder: Path) -> tuple[Path, Path, str]:
@@ -88,6 +125,13 @@ def python_run(code: str, env: dict[str, str]) -> Callable[[], None]:
     return lambda: run_quiet([sys.executable, "-c", code], env)
 
 
+def stages(argv: list[str], env: dict[str, str], repeats: int) -> dict[str, float]:
+    """Median seconds per stage of a check over `repeats` fresh processes (0 where a stage did not run)."""
+    runs = [json.loads(run_quiet([sys.executable, "-c", STAGES, *argv], env)) for _ in range(repeats)]
+    names = sorted({name for one in runs for name in one})
+    return {f"stage_{name}_ms": statistics.median(one.get(name, 0.0) for one in runs) * 1000 for name in names}
+
+
 def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
     task = find_task(task_id)
     with tempfile.TemporaryDirectory(prefix="ecot-cli-startup-") as tmp:
@@ -110,9 +154,11 @@ def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
         for _ in range(repeats):  # alternating, so a busy moment of the machine hits every command alike
             for name, command in commands.items():
                 times[name].append(timed(command))
+        staged = stages(check.argv[3:], env, repeats)
     result = {f"{name}_ms": statistics.median(values) * 1000 for name, values in times.items()}
     result["backend_ms"] = statistics.median(check.backend_s) * 1000
     result["check_over_bare"] = result["check_ms"] / result["bare_ms"]
+    result.update(staged)
     if cold_s is not None:
         result["check_cold_cache_ms"] = cold_s * 1000
     return result
@@ -131,6 +177,8 @@ def report(task_id: str, repeats: int, result: dict[str, float]) -> str:
         f"  imports                {imports:8.1f} ms",
         f"  backend run (wall_s)   {result['backend_ms']:8.1f} ms   (sandbox start, simulation, reference profile, Yosys)",
         f"  the rest               {rest:8.1f} ms   (task loading, output)",
+        "stages of a check (medians over as many more processes; they nest):",
+        *[f"  {name[6:-3]:<24} {value:6.1f} ms" for name, value in result.items() if name.startswith("stage_")],
     ]
     if "check_cold_cache_ms" in result:
         lines.append(f"first check, empty version cache {result['check_cold_cache_ms']:8.1f} ms")

@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,6 +136,8 @@ def _read_entries(path: Path) -> dict[str, Any]:
 
 def _write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file next to `path`, then rename: a reader sees the old file or the new one."""
+    import tempfile  # only a process that probed something writes
+
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
