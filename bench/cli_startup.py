@@ -8,10 +8,11 @@ toolchain version cache):
     help   a fresh `python -m ecot --help`
     python a fresh `python -c pass`                                         (the interpreter's own start)
     import a fresh `python -c "import <the modules ecot check loads>"`      (start + imports, no work)
+    pydantic  a fresh interpreter that imports pydantic and defines one model
+    stages a check in a fresh interpreter, its stages timed (they nest: a sandbox start is inside a simulation)
 Printed: the medians, check / bare (target <= 3) and help in ms (target <= 150), and where a check's time
-goes (interpreter, imports, the backend's own wall_s, the rest; then the stages inside the backend, timed
-in as many more processes). With --cold, checks with an empty
-version cache (median of a third as many runs) show what the cache saves.
+goes (interpreter, imports, the backend's own wall_s, the rest; the stages inside the backend). With --cold,
+a check with an empty version cache joins the rotation and shows what the cache saves.
 Usage: python bench/cli_startup.py [--task rtl/add8_carry] [--repeats 15] [--cold] [--json]
 """
 
@@ -34,6 +35,7 @@ from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl import sim as rtl_sim
 
 CHECK_IMPORTS = "import ecot.cli.main, ecot.cli.check, ecot.cli.common, ecot.domains.rtl.backend"
+PYDANTIC = "import pydantic\nclass Model(pydantic.BaseModel):\n    x: int = pydantic.Field(default=1, gt=0)"
 # Run in a fresh interpreter: `ecot check` with the stages of a check timed by wrapping the functions that
 # do them; prints {stage: seconds}. Stages nest (a sandbox start happens inside a simulation).
 STAGES = """
@@ -107,42 +109,43 @@ def bare_run(design: Path, testbench: Path, top: str, folder: Path) -> Callable[
 
 
 class Check:
-    """Whole-process `ecot check`; keeps the backend's own wall_s of each run."""
+    """Whole-process `ecot check`; keeps the backend's own wall_s of each run. With `fresh_caches`, every
+    run gets a new, empty version cache there (every toolchain is probed)."""
 
-    def __init__(self, task_id: str, design: Path, env: dict[str, str]) -> None:
+    def __init__(self, task_id: str, design: Path, env: dict[str, str], fresh_caches: Path | None = None) -> None:
         self.argv = [sys.executable, "-m", "ecot", "check", task_id, str(design), "--json"]
         self.env = env
+        self.fresh_caches = fresh_caches
         self.backend_s: list[float] = []
 
     def __call__(self) -> None:
-        outcome = json.loads(run_quiet(self.argv, self.env))
+        env = self.env
+        if self.fresh_caches is not None:
+            env = {**env, "ECOT_CACHE": str(self.fresh_caches / str(len(self.backend_s)))}
+        outcome = json.loads(run_quiet(self.argv, env))
         if outcome["label"] != "Pass":
             raise SystemExit(f"the reference did not pass: {outcome['label']}: {outcome['diagnostic']}")
         self.backend_s.append(float(outcome["wall_s"]))
 
 
-def cold_check(check: Check, folder: Path, repeats: int) -> float:
-    """Median seconds of a check with an empty version cache (each run gets a new one)."""
-    def one(index: int) -> float:
-        check.env = {**check.env, "ECOT_CACHE": str(folder / f"cold-cache-{index}")}
-        return timed(check)
+class Stages:
+    """A check in a fresh interpreter with its stages timed (STAGES); keeps {stage: seconds} per run."""
 
-    warm_env = check.env
-    try:
-        return statistics.median(one(index) for index in range(max(3, repeats // 3)))
-    finally:
-        check.env = warm_env
+    def __init__(self, check: Check) -> None:
+        self.argv = [sys.executable, "-c", STAGES, *check.argv[3:]]
+        self.env = check.env
+        self.runs: list[dict[str, float]] = []
+
+    def __call__(self) -> None:
+        self.runs.append(json.loads(run_quiet(self.argv, self.env)))
+
+    def medians(self) -> dict[str, float]:
+        names = sorted({name for one in self.runs for name in one})
+        return {f"stage_{name}_ms": statistics.median(one.get(name, 0.0) for one in self.runs) * 1000 for name in names}
 
 
 def python_run(code: str, env: dict[str, str]) -> Callable[[], None]:
     return lambda: run_quiet([sys.executable, "-c", code], env)
-
-
-def stages(argv: list[str], env: dict[str, str], repeats: int) -> dict[str, float]:
-    """Median seconds per stage of a check over `repeats` fresh processes (0 where a stage did not run)."""
-    runs = [json.loads(run_quiet([sys.executable, "-c", STAGES, *argv], env)) for _ in range(repeats)]
-    names = sorted({name for one in runs for name in one})
-    return {f"stage_{name}_ms": statistics.median(one.get(name, 0.0) for one in runs) * 1000 for name in names}
 
 
 def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
@@ -152,28 +155,30 @@ def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
         design, testbench, top = write_design(task, folder)
         env = {**os.environ, "ECOT_CACHE": str(folder / "cache")}
         check = Check(task.id, design, env)
+        staged = Stages(check)
         commands: dict[str, Callable[[], None]] = {
             "bare": bare_run(design, testbench, top, folder),
             "check": check,
             "help": lambda: run_quiet([sys.executable, "-m", "ecot", "--help"], env),
             "python": python_run("pass", env),
             "import": python_run(CHECK_IMPORTS, env),
+            "pydantic": python_run(PYDANTIC, env),
+            "stages": staged,
         }
-        cold_s = cold_check(check, folder, repeats) if cold else None
+        if cold:
+            commands["check_cold_cache"] = Check(task.id, design, env, fresh_caches=folder / "cold")
         for command in commands.values():
             command()  # warm-up: page cache, version cache
         check.backend_s.clear()
+        staged.runs.clear()
         times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeats):  # alternating, so a busy moment of the machine hits every command alike
             for name, command in commands.items():
                 times[name].append(timed(command))
-        staged = stages(check.argv[3:], env, repeats)
-    result = {f"{name}_ms": statistics.median(values) * 1000 for name, values in times.items()}
+    result = {f"{name}_ms": statistics.median(values) * 1000 for name, values in times.items() if name != "stages"}
     result["backend_ms"] = statistics.median(check.backend_s) * 1000
     result["check_over_bare"] = result["check_ms"] / result["bare_ms"]
-    result.update(staged)
-    if cold_s is not None:
-        result["check_cold_cache_ms"] = cold_s * 1000
+    result.update(staged.medians())
     return result
 
 
@@ -190,11 +195,12 @@ def report(task_id: str, repeats: int, result: dict[str, float]) -> str:
         f"  imports                {imports:8.1f} ms",
         f"  backend run (wall_s)   {result['backend_ms']:8.1f} ms   (sandbox start, simulation, reference profile, Yosys)",
         f"  the rest               {rest:8.1f} ms   (task loading, output)",
-        "stages of a check (medians over as many more processes; they nest):",
+        f"(pydantic and one model alone: {result['pydantic_ms'] - result['python_ms']:.1f} ms over the interpreter start)",
+        "stages of a check (they nest):",
         *[f"  {name[6:-3]:<24} {value:6.1f} ms" for name, value in result.items() if name.startswith("stage_")],
     ]
     if "check_cold_cache_ms" in result:
-        lines.append(f"ecot check, empty version cache {result['check_cold_cache_ms']:6.1f} ms   (every toolchain probed)")
+        lines.append(f"ecot check, empty version cache {result['check_cold_cache_ms']:6.1f} ms   (every toolchain probed each run)")
     return "\n".join(lines)
 
 
