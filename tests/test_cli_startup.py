@@ -117,3 +117,28 @@ def test_an_unknown_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[st
 def test_no_subcommand_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "COMMAND" in capsys.readouterr().out
+
+
+def test_a_bundled_task_id_reads_only_its_own_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.cli import common
+
+    read: list[Path] = []
+    real = common.load_suite
+    monkeypatch.setattr(common, "load_suite", lambda path: read.append(Path(path)) or real(path))
+    task = common.find_task("rtl/add8_carry")
+    assert task.id == "rtl/add8_carry" and task.reference
+    assert read == [common.bundled_suite_path("rtl") / "add8_carry"]
+
+
+def test_a_task_whose_folder_has_another_name_is_still_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.cli import common
+
+    for folder, task_id in (("alpha", "toy/beta"), ("beta", "toy/alpha")):  # folder names swapped on purpose
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "task.toml").write_text(f'id = "{task_id}"\ndomain = "toy"\nprompt = "p"\n')
+    monkeypatch.setattr(common, "bundled_domains", lambda: ["toy"])
+    monkeypatch.setattr(common, "bundled_suite_path", lambda domain: tmp_path)
+    assert common.find_task("toy/alpha").id == "toy/alpha"
+    assert common.find_task("toy/beta").id == "toy/beta"
+    with pytest.raises(common.EcotError, match="no task with id 'toy/gamma'"):
+        common.find_task("toy/gamma")
