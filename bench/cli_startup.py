@@ -26,8 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ecot.cli.common import find_task
 from ecot.core.task import Task
@@ -94,7 +94,7 @@ def timed(command: Callable[[], None]) -> float:
 
 
 def run_quiet(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
     return proc.stdout
@@ -144,8 +144,15 @@ class Stages:
         return {f"stage_{name}_ms": statistics.median(one.get(name, 0.0) for one in self.runs) * 1000 for name in names}
 
 
+def process_run(argv: list[str], env: dict[str, str]) -> Callable[[], None]:
+    def run() -> None:
+        run_quiet(argv, env)
+
+    return run
+
+
 def python_run(code: str, env: dict[str, str]) -> Callable[[], None]:
-    return lambda: run_quiet([sys.executable, "-c", code], env)
+    return process_run([sys.executable, "-c", code], env)
 
 
 def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
@@ -159,7 +166,7 @@ def measure(task_id: str, repeats: int, cold: bool) -> dict[str, float]:
         commands: dict[str, Callable[[], None]] = {
             "bare": bare_run(design, testbench, top, folder),
             "check": check,
-            "help": lambda: run_quiet([sys.executable, "-m", "ecot", "--help"], env),
+            "help": process_run([sys.executable, "-m", "ecot", "--help"], env),
             "python": python_run("pass", env),
             "import": python_run(CHECK_IMPORTS, env),
             "pydantic": python_run(PYDANTIC, env),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ecot.cli.main import COMMANDS, build_parser, chosen_command, main
+from ecot.core.errors import EcotError
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 HEAVY = ("rich", "numpy", "jinja2", "torch", "ray", "datasets", "httpx", "transformers", "asyncio", "tomli_w")
@@ -31,7 +32,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 def loaded_by(argv: list[str], tmp_path: Path) -> tuple[int, list[str], str]:
     """Run `ecot argv` in a fresh interpreter: its exit status, every module it loaded, what it printed."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]), "ECOT_CACHE": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, timeout=120, check=False)
     *printed, last = proc.stdout.splitlines()
     report = json.loads(last)
     return int(report["code"] or 0), report["modules"], "\n".join(printed)
@@ -83,7 +84,7 @@ def test_the_console_is_made_once_on_first_use() -> None:
 
 def test_python_dash_m_ecot_is_the_cli() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-m", "ecot", "--version"], capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "ecot", "--version"], capture_output=True, text=True, env=env, timeout=60, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("ecot ")
 
 
@@ -121,13 +122,19 @@ def test_no_subcommand_prints_the_help(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_a_bundled_task_id_reads_only_its_own_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     from ecot.cli import common
+    from ecot.core.task import Task
+    from ecot.tasks.suite import bundled_suite_path, load_suite
 
     read: list[Path] = []
-    real = common.load_suite
-    monkeypatch.setattr(common, "load_suite", lambda path: read.append(Path(path)) or real(path))
+
+    def recorded(path: Path) -> list[Task]:
+        read.append(Path(path))
+        return load_suite(path)
+
+    monkeypatch.setattr(common, "load_suite", recorded)
     task = common.find_task("rtl/add8_carry")
     assert task.id == "rtl/add8_carry" and task.reference
-    assert read == [common.bundled_suite_path("rtl") / "add8_carry"]
+    assert read == [bundled_suite_path("rtl") / "add8_carry"]
 
 
 def test_a_task_whose_folder_has_another_name_is_still_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,5 +147,5 @@ def test_a_task_whose_folder_has_another_name_is_still_found(tmp_path: Path, mon
     monkeypatch.setattr(common, "bundled_suite_path", lambda domain: tmp_path)
     assert common.find_task("toy/alpha").id == "toy/alpha"
     assert common.find_task("toy/beta").id == "toy/beta"
-    with pytest.raises(common.EcotError, match="no task with id 'toy/gamma'"):
+    with pytest.raises(EcotError, match="no task with id 'toy/gamma'"):
         common.find_task("toy/gamma")

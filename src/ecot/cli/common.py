@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
-from ecot.tasks.suite import TASK_FILE, bundled_domains, bundled_suite_path, load_suite
 from ecot.core.task import Task
+from ecot.tasks.suite import TASK_FILE, bundled_domains, bundled_suite_path, load_suite
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -10,11 +10,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 from ecot import __version__
 from ecot.core.errors import EcotError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 # name -> (module, one-line help). Modules import heavy dependencies inside run() only.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -116,10 +120,10 @@ def _run_command(args: argparse.Namespace) -> int:
         return 130
 
 
-def _database_errors() -> tuple[type[BaseException], ...]:
+def _database_errors() -> tuple[type[sqlite3.DatabaseError], ...]:
     """sqlite3.DatabaseError once the store has loaded sqlite3; a command that never did cannot raise it."""
-    sqlite3 = sys.modules.get("sqlite3")
-    return (sqlite3.DatabaseError,) if sqlite3 is not None else ()
+    loaded = sys.modules.get("sqlite3")
+    return (loaded.DatabaseError,) if loaded is not None else ()
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def probe(tool: str) -> str:
     """First version-looking line of `tool --version` (or `tool -V`); UNKNOWN when neither answers."""
     for flag in PROBE_FLAGS:
         try:
-            proc = subprocess.run([tool, flag], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+            proc = subprocess.run([tool, flag], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired):
             continue
         for line in (proc.stdout + proc.stderr).splitlines():
@@ -97,7 +97,7 @@ class VersionCache:
             return probe(tool)  # not on PATH: the probe fails the way the caller expects (UNKNOWN)
         entries = self._loaded()
         entry = entries.get(binary.resolved)
-        if binary.matches(entry):
+        if entry is not None and binary.matches(entry):
             return str(entry["version"])
         if binary in self._unknown:
             return UNKNOWN
