@@ -149,3 +149,25 @@ def test_a_task_whose_folder_has_another_name_is_still_found(tmp_path: Path, mon
     assert common.find_task("toy/beta").id == "toy/beta"
     with pytest.raises(EcotError, match="no task with id 'toy/gamma'"):
         common.find_task("toy/gamma")
+
+
+def test_a_built_in_name_resolves_without_scanning_installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from ecot.core.errors import UnknownNameError
+    from ecot.core.registry import Registry
+
+    scanned: list[str] = []
+
+    def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+        scanned.append(group)
+        return [importlib.metadata.EntryPoint("plugged", "json:loads", group)]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    registry: Registry[object] = Registry("things", {"built_in": "json:dumps"})
+    assert registry.get("built_in") is json.dumps
+    assert scanned == []
+    assert registry.get("plugged") is json.loads  # a name that is not built in: the plug-ins are read
+    with pytest.raises(UnknownNameError):
+        registry.get("neither")
+    assert scanned == ["ecot.things"]
