@@ -42,9 +42,10 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         if name in self._loaded:
             return self._loaded[name]
-        if name not in self._targets:  # built-ins win over plugins, so only a miss needs the entry points
-            self._read_plugins()
         target = self._targets.get(name)
+        if target is None:  # a built-in wins over a plug-in of its name, so only others need the scan
+            self._read_plugins()
+            target = self._targets.get(name)
         if target is None:
             known = ", ".join(self.names()) or "none"
             raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 import time
 from abc import ABC, abstractmethod
-from functools import lru_cache
 from typing import ClassVar
 
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import COMMON_LABELS, Outcome, infra_error
 from ecot.core.task import Task
+from ecot.domains.versions import tool_version
+
+__all__ = ["Backend", "tool_version"]
 
 
 class Backend(ABC):
@@ -56,17 +56,3 @@ class Backend(ABC):
     @abstractmethod
     def evaluate(self, task: Task, candidate: str) -> Outcome:
         """Domain work; may raise on harness failure."""
-
-
-@lru_cache(maxsize=None)
-def tool_version(tool: str) -> str:
-    """First version-looking line of `tool --version` (or -V), cached per process."""
-    for flag in ("--version", "-V"):
-        try:
-            proc = subprocess.run([tool, flag], capture_output=True, text=True, timeout=20)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        for line in (proc.stdout + proc.stderr).splitlines():
-            if re.search(r"\d+\.\d+", line):
-                return line.strip()[:120]
-    return "unknown"

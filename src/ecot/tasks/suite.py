@@ -15,7 +15,6 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ecot.core.errors import TaskFormatError
@@ -185,6 +184,8 @@ def write_jsonl(tasks: Iterable[Task], path: Path) -> int:
 
 def write_task_dir(task: Task, folder: Path, reference_name: str = "reference.txt") -> None:
     """Write one task in folder form; the reference goes to its own file."""
+    import tomli_w  # only writers need it; every command reads suites
+
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in task.files.items():
         target = folder / name
