@@ -20,7 +20,6 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.core.task import Task
-from ecot.tasks.suite import bundled_suite_path
 
 SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
