@@ -1,5 +1,5 @@
 # The two commands of the README. Both install whatever is missing first (scripts/setup.sh is idempotent).
-.PHONY: demo test setup bench
+.PHONY: demo test lint setup bench
 # The virtual environment: .venv, or the folder ECOT_VENV names (scripts/setup.sh reads the same variable).
 VENV := $(or $(ECOT_VENV),.venv)
 
@@ -8,8 +8,13 @@ VENV := $(or $(ECOT_VENV),.venv)
 demo: setup
 	$(VENV)/bin/ecot synth; status=$$?; $(VENV)/bin/ecot report --store out/ecot.db --out out/report && exit $$status
 
-test: setup
+test: setup lint
 	$(VENV)/bin/python -m pytest -q
+
+# Static checks first: a type or lint error fails in a minute, before the slow suite. Both read pyproject.toml.
+lint: setup
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/mypy
 
 setup:
 	@ECOT_VENV=$(VENV) bash scripts/setup.sh

@@ -23,15 +23,16 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
-from typing import Any, Callable
+from typing import Any
 
+from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.domains.python.jobs.trace import render
 from ecot.mutators import MUTATORS
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 
 def with_options(task: Task, **options: Any) -> Task:

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ecot.cli.main import main as ecot
 from ecot.executors.local import default_workers
-from ecot.tasks.replay import fenced
 from ecot.serve.server import ServerProcess
+from ecot.tasks.replay import fenced
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 

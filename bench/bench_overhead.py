@@ -27,8 +27,8 @@ from pathlib import Path
 from ecot.bench import report
 from ecot.bench.results import load_run
 from ecot.cli.main import main as ecot
-from ecot.tasks.replay import fenced
 from ecot.store import TrajectoryStore
+from ecot.tasks.replay import fenced
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from random import Random
 
 from ecot import sandbox
+from ecot.core.task import Limits, Task
 from ecot.domains.cad.backend import CadBackend, preload
 from ecot.mutators import MUTATORS
 from ecot.sandbox.warm import WarmPython
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Limits, Task
 
 
 class ColdCadBackend(CadBackend):

@@ -26,12 +26,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from random import Random
 
+from ecot.core.task import Task
+from ecot.domains import get_backend
 from ecot.domains.firmware import build
 from ecot.domains.firmware import run as qemu
-from ecot.domains import get_backend
 from ecot.mutators import MUTATORS
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 
 def bare_once(task: Task) -> float:

@@ -19,13 +19,14 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from ecot.executors.local import LocalPool, Work, spin
 from ecot.core.outcome import Outcome
-from ecot.tasks.suite import bundled_suite_path, load_suite
 from ecot.core.task import Task
+from ecot.executors.local import LocalPool, Work, spin
+from ecot.tasks.suite import bundled_suite_path, load_suite
 
 Factory = Callable[[int], Any]
 
@@ -127,8 +128,8 @@ def measure_loop(factory: Factory, workers: int, tasks: list[Task]) -> dict[str,
 
 
 def measure_store(n: int) -> float:
-    from ecot.store import TrajectoryStore
     from ecot.core.trajectory import Turn
+    from ecot.store import TrajectoryStore
 
     task = load_suite(bundled_suite_path("rtl"))[0]
     outcome = Outcome("Simulation_Mismatch", "3 mismatches", "log line\n" * 40, {"mismatches": 3})

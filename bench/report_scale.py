@@ -30,18 +30,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 from ecot.executors.local import make_executor
 from ecot.generators.replay import ReplayGenerator
-from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
-from ecot.core.outcome import Outcome
-from ecot.tasks.replay import write_replay
 from ecot.report import ReportOptions, build_report
 from ecot.report.browser import headless_chromium, unavailable
 from ecot.report.pages import default_jobs
 from ecot.run.identity import run_config
+from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
 from ecot.store import TrajectoryStore
+from ecot.tasks.replay import write_replay
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 TARGETS = {"seconds": 60.0, "megabytes": 200.0, "filter_ms": 200.0}
 DEFAULT_JOBS = default_jobs()

@@ -22,10 +22,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.domains.rtl.logs import may_reach_outside, top_testbench_module
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 RTLLM = Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ecot.cli.main import main as ecot
 from ecot.executors.local import default_workers
-from ecot.tasks.replay import write_replay
 from ecot.serve.server import ServerProcess
+from ecot.tasks.replay import write_replay
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 

@@ -18,9 +18,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 MUTANT_WALL_S = 3.0
 

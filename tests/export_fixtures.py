@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ecot.core.outcome import Outcome
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import Message, Trajectory, Turn
+from ecot.store import TrajectoryStore
 
 SYSTEM = "You are a Python engineer. Reason about edge cases before you write code."
 TRACE = {"test": 0, "input": [[1, 3, 5, 7], 5], "truncated": False, "events": [

@@ -8,13 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from export_fixtures import trajectory
-
+from ecot.core.outcome import Outcome
+from ecot.core.trajectory import Message, Trajectory, Turn
 from ecot.icwm.fidelity import FidelityReport, write_json
 from ecot.icwm.metrics import TurnRecord, per_domain
-from ecot.core.outcome import Outcome
 from ecot.store import TrajectoryStore
-from ecot.core.trajectory import Message, Trajectory, Turn
+from export_fixtures import trajectory
 
 XSS = "<script>alert(1)</script>"
 IMG = '<img src=x onerror="document.title=\'pwned\'">'

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
-from ecot.icwm.base import Prediction, WorldModel
 from ecot.core.task import Task
+from ecot.icwm.base import Prediction, WorldModel
 
 
 class ScriptedWorldModel(WorldModel):

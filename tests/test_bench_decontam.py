@@ -9,12 +9,12 @@ from typing import Any
 
 from ecot.bench.run import BenchSettings, bench_config
 from ecot.cli.main import main
-from ecot.generators.repair import RepairGenerator
 from ecot.core.outcome import Outcome
-from ecot.run.identity import run_config
-from ecot.store import TrajectoryStore
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.generators.repair import RepairGenerator
+from ecot.run.identity import run_config
+from ecot.store import TrajectoryStore
 
 A = Task("rtl/a", "rtl", "Write module a.")
 B = Task("rtl/b", "rtl", "Write module b.")

@@ -12,17 +12,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from ecot.domains.gpu.outcome import speed_metrics
 from ecot.bench import metrics as M
 from ecot.bench import report
 from ecot.bench.results import load_run
 from ecot.bench.run import BenchSettings, bench_config
 from ecot.bench.scores import bootstrap
-from ecot.generators.repair import RepairGenerator
 from ecot.core.outcome import Outcome, infra_error
-from ecot.store import TrajectoryStore
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.domains.gpu.outcome import speed_metrics
+from ecot.generators.repair import RepairGenerator
+from ecot.store import TrajectoryStore
 
 
 def brute_pass_at_k(n: int, c: int, k: int) -> float:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ecot.domains import get_backend
 from ecot.cli.main import main
+from ecot.domains import get_backend
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTLLM_ROOT = Path(os.environ.get("ECOT_RTLLM_DIR", Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"))

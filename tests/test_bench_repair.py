@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ecot.domains import get_backend
 from ecot.bench.repair_split import SplitSettings, candidate_bugs, held_out
 from ecot.cli.main import main
+from ecot.domains import get_backend
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTL = load_suite(bundled_suite_path("rtl"))

@@ -10,6 +10,8 @@ import signal
 import numpy as np
 import pytest
 
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
+from ecot.core.task import Limits
 from ecot.domains.cad.jobs import metrics
 from ecot.domains.cad.verdict import (
     GEOMETRY_ERROR,
@@ -21,9 +23,7 @@ from ecot.domains.cad.verdict import (
     parse_status,
     script_outcome,
 )
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.sandbox import ExecResult
-from ecot.core.task import Limits
 
 CUBE_TRIANGLES = np.array([
     [0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4],

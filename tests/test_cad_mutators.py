@@ -9,16 +9,16 @@ from random import Random
 
 import pytest
 
-from ecot.domains import get_backend
 from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import PASS, no_code
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
+from ecot.domains import get_backend
+from ecot.domains.cad.mutators.text import dimensions, evaluate, python_source, statement
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS, MutationSet
 from ecot.mutators.base import clashes, compose
-from ecot.domains.cad.mutators.text import dimensions, evaluate, python_source, statement
-from ecot.core.outcome import PASS, no_code
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
-from ecot.core.trajectory import Turn
 
 COMMENT_OR_STRING = re.compile(r'#[^\n]*|"[^"\n]*"|\'[^\'\n]*\'')
 # The label each operator earns on a task where it applies (checked on the real backend below).

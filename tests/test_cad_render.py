@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains import get_backend
-from ecot.domains.cad.render import main, preview, render_png
 from ecot.core.errors import ToolMissingError
+from ecot.domains import get_backend
+from ecot.cli.cad_preview import main
+from ecot.domains.cad.render import preview, render_png
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -5,20 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
 from ecot.cli import export as export_cli
 from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Trajectory, Turn
 from ecot.export import TraceRewriter, build_trace, export_store, fold_trajectory, split_sample
 from ecot.export import fold as fold_module
 from ecot.generators.base import Generation, Generator
-from ecot.core.outcome import Outcome
 from ecot.store import TrajectoryStore
-from ecot.core.task import Task
-from ecot.core.trajectory import Message, Trajectory, Turn
 
 SYSTEM = "You are an RTL engineer. Reason about combinational path depth and reset behaviour."
 TASK = "Implement a 4-bit counter `counter` with a synchronous active-high reset."

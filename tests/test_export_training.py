@@ -14,6 +14,7 @@ from ecot.export.split import task_split
 from ecot.store import TrajectoryStore
 from export_fixtures import SYSTEM, solution, store_with, trajectory, turn
 
+
 def export(store: Path, out: Path, **options: Any):  # type: ignore[no-untyped-def]
     with TrajectoryStore(store) as opened:
         return asyncio.run(export_store(opened, out, ExportOptions(**options)))

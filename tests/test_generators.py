@@ -6,18 +6,19 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from ecot.core.errors import EcotError
+from ecot.core.task import Task
 from ecot.generators import GENERATORS, Generation
 from ecot.generators.openai_chat import GeneratorRequestError, OpenAIGenerator, backoff_delay
 from ecot.generators.replay import ReplayGenerator
 from ecot.serve.server import ChatRequest, Completion, ServeError, ServerProcess, start_server
-from ecot.core.task import Task
 
 RTL = Task(id="adder", domain="rtl", prompt="Write an adder.")
 PY = Task(id="sum", domain="python", prompt="Write sum.")

@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import INFRA_ERROR, Outcome
 from ecot.domains import get_backend as _get_backend
 from ecot.domains.gpu.outcome import COMPILATION_ERROR, MEMORY_FAULT
 from ecot.domains.gpu.runner import gpu_device_nodes
-from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import INFRA_ERROR, Outcome
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 

@@ -8,18 +8,18 @@ import dataclasses
 
 import pytest
 
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import PASS, Outcome
+from ecot.core.task import Task
 from ecot.domains import get_backend as _get_backend
+from ecot.domains.gpu.jobs.timing import fast_p
 from ecot.domains.gpu.outcome import (
     COMPILATION_ERROR,
     MEMORY_FAULT,
     NUMERICAL_MISMATCH,
 )
 from ecot.domains.gpu.runner import gpu_device_nodes
-from ecot.domains.gpu.jobs.timing import fast_p
-from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import PASS, Outcome
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 
 def get_backend(domain: str):

@@ -7,18 +7,18 @@ import asyncio
 
 import pytest
 
+from ecot.core.errors import ToolMissingError
+from ecot.core.trajectory import Turn
 from ecot.domains import get_backend as _get_backend
 from ecot.domains.gpu.outcome import (
     COMPILATION_ERROR,
     MEMORY_FAULT,
     NUMERICAL_MISMATCH,
 )
-from ecot.core.errors import ToolMissingError
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
 from ecot.mutators.base import make_applied
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.trajectory import Turn
 
 
 def get_backend(domain: str):

@@ -8,11 +8,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ecot.domains.gpu.jobs import compare as cmp  # noqa: E402
-from ecot.domains.gpu import cuda as gpu_cuda
+from ecot.domains.gpu.jobs import cuda as gpu_cuda  # noqa: E402
 from ecot.domains.gpu.jobs import limits as gpu_limits  # noqa: E402
 from ecot.domains.gpu.jobs.common import scaled_sizes, size_constants  # noqa: E402
-from ecot.domains.gpu.options import GpuOptions  # noqa: E402
 from ecot.domains.gpu.jobs.timing import fast_p, summarize  # noqa: E402
+from ecot.domains.gpu.options import GpuOptions  # noqa: E402
 
 
 # -- comparison ------------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def test_timing_loop_refills_inputs_and_flushes(monkeypatch: pytest.MonkeyPatch)
         def synchronize(self) -> None:
             pass
 
-        def elapsed_time(self, end: "Event") -> float:
+        def elapsed_time(self, end: Event) -> float:
             return (end.at - self.at) * 1000.0
 
     monkeypatch.setattr(torch.cuda, "Event", Event)

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome, infra_error, no_code
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
 from ecot.icwm.dataset import (
     Dataset,
     Example,
@@ -21,14 +24,19 @@ from ecot.icwm.dataset import (
 from ecot.icwm.diagnose import Anchor, adapt
 from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import _WHOLE_NAME, Vocabulary, _word_count, diff, features, static_facts
-from ecot.icwm.templates import asm_context, c_kind, python_line_context, triton_line_context
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
-from ecot.icwm.templates import parse_observation, python_same_syntax, render_observation, render_prompt
-from ecot.core.outcome import Outcome, infra_error, no_code
+from ecot.icwm.templates import (
+    asm_context,
+    c_kind,
+    parse_observation,
+    python_line_context,
+    python_same_syntax,
+    render_observation,
+    render_prompt,
+    triton_line_context,
+)
 from ecot.store import TrajectoryStore
-from ecot.core.task import Task
-from ecot.core.trajectory import Turn
 
 REFERENCE = "module adder(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"
 PROMPT = [{"role": "user", "content": "Write an adder."}]

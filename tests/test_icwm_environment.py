@@ -4,13 +4,14 @@ a stand-in real environment isolates the routing rule)."""
 from __future__ import annotations
 
 import asyncio
+
 import pytest
 
-from ecot.icwm.base import Prediction
-from ecot.icwm.environment import WorldModelEnvironment
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL
+from ecot.icwm.base import Prediction
+from ecot.icwm.environment import WorldModelEnvironment
 from scripted_world_model import ScriptedWorldModel
 
 TASK = Task(id="rtl/a", domain="rtl", prompt="p", reference="module a; endmodule\n")

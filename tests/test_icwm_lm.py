@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("torch", reason="the lm world model needs torch (the ml extra)")
 pytest.importorskip("transformers", reason="the lm world model needs transformers (the ml extra)")
 
+from ecot.core.outcome import Outcome  # noqa: E402
+from ecot.core.task import Task  # noqa: E402
 from ecot.icwm import load_model  # noqa: E402
 from ecot.icwm.dataset import Example  # noqa: E402
 from ecot.icwm.lm import LMWorldModel  # noqa: E402
 from ecot.icwm.templates import render_observation, render_prompt  # noqa: E402
 from ecot.icwm.tiny import make_tiny_checkpoint  # noqa: E402
-from ecot.core.outcome import Outcome  # noqa: E402
-from ecot.core.task import Task  # noqa: E402
 
 REFERENCE = "module adder(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"
 TASK = Task(id="rtl/adder", domain="rtl", prompt="Write a 4-bit adder.", files={"tb.sv": "module tb; endmodule\n"}, reference=REFERENCE)

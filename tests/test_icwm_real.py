@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ecot.cli.main import main
+from ecot.core.outcome import Outcome
 from ecot.executors.local import LocalPool
 from ecot.generators.repair import RepairGenerator
 from ecot.icwm import load_model
@@ -23,15 +24,14 @@ from ecot.icwm.fidelity import evaluate, write_json
 from ecot.icwm.report import plot, selective_table
 from ecot.icwm.train import train
 from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
-from ecot.core.outcome import Outcome
 from ecot.store import TrajectoryStore
 from ecot.tasks.suite import bundled_suite_path, load_suite
 from scripted_world_model import ScriptedWorldModel
 
 
 def skip_unless_tools(domain: str) -> None:
-    from ecot.domains import get_backend
     from ecot.core.errors import ToolMissingError
+    from ecot.domains import get_backend
 
     try:
         get_backend(domain)
@@ -144,8 +144,8 @@ def test_world_model_synthesis_with_audits_exports_only_verified_answers(
     rows = [json.loads(line) for line in (corpus / "train.jsonl").read_text().splitlines()]
     assert rows, "the world-model run exported nothing"
     tasks = {t.id: t for t in load_suite(bundled_suite_path("rtl"))}
-    from ecot.domains import get_backend
     from ecot.core.extract import extract_code
+    from ecot.domains import get_backend
 
     for row in rows:
         meta = json.loads(row["metadata"])

@@ -5,19 +5,19 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
+from ecot.core.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 from ecot.executors.local import LocalPool
 from ecot.generators.base import Generation, Generator
 from ecot.generators.repair import RepairGenerator
-from ecot.run.loop import BaseEnvironment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
-from ecot.core.outcome import INFRA_ERROR, NO_CODE, PASS, Outcome, infra_error
 from ecot.run.control import RunControl
+from ecot.run.loop import BaseEnvironment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop, conversation
 from ecot.store import TrajectoryStore
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
-from ecot.core.trajectory import Message, Turn
 
 
 def rtl_task() -> Task:

@@ -8,12 +8,12 @@ from random import Random
 
 import pytest
 
-from ecot.domains import get_backend
 from ecot.core.errors import ToolMissingError, UnknownNameError
+from ecot.core.task import Task
+from ecot.domains import get_backend
 from ecot.mutators import CATEGORIES, MUTATORS, MutationSet, compose
 from ecot.mutators.base import clashes, line_in
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
+from ecot.core.errors import ToolMissingError
+from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.domains.python.jobs.trace import Tracer, render
-from ecot.core.errors import ToolMissingError
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
 
 SOURCE = """def total(n):
     acc = 0

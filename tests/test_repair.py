@@ -12,16 +12,16 @@ from dataclasses import replace
 
 import pytest
 
-from ecot.domains import get_backend
 from ecot.core.errors import EcotError, ToolMissingError
 from ecot.core.extract import extract_code, split_thinking
+from ecot.core.outcome import NO_CODE, PASS, Outcome, infra_error, no_code
+from ecot.core.task import Task
+from ecot.core.trajectory import Turn
+from ecot.domains import get_backend
 from ecot.generators import GENERATORS
 from ecot.generators.repair import RepairGenerator
 from ecot.mutators import MUTATORS
-from ecot.core.outcome import NO_CODE, PASS, Outcome, infra_error, no_code
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.task import Task
-from ecot.core.trajectory import Turn
 
 MAX_TURNS = 5  # the first attempt plus K=4 corrections
 RTL = MUTATORS.get("rtl")

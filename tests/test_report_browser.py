@@ -8,14 +8,15 @@ folder (report-screenshots0 under the run's basetemp, e.g. /tmp/pytest-of-$USER/
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
 
 from ecot.report import ReportOptions, build_report
 from ecot.report.browser import full_page_screenshot, headless_chromium, requested_urls, unavailable
+from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(unavailable() is not None, reason=f"no headless Chromium: {unavailable()}")]
 

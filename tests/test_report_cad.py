@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import add
-from report_html import page
 
 from ecot.core.outcome import Outcome
+from ecot.core.trajectory import Trajectory, Turn
 from ecot.report import ReportOptions, build_report
 from ecot.report import cad as report_cad
 from ecot.store import TrajectoryStore
 from ecot.tasks.suite import bundled_suite_path, load_suite
-from ecot.core.trajectory import Trajectory, Turn
+from report_fixtures import add
+from report_html import page
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import build_store
 
 from ecot.cli.main import main
+from report_fixtures import build_store
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from export_fixtures import trajectory
-from report_fixtures import add, build_store, failed_trajectory
 
 from ecot.core.errors import EcotError
 from ecot.report import ReportOptions, build_report, pages, writer
 from ecot.store import TrajectoryStore
+from export_fixtures import trajectory
+from report_fixtures import add, build_store, failed_trajectory
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:

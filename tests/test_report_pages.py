@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
-from report_html import Page, page
 
 from ecot.export.fold import fold_trajectory
-from ecot.report import ReportOptions, ReportResult, build_report
 from ecot.export.stats import compute_stats
+from ecot.report import ReportOptions, ReportResult, build_report
 from ecot.store import TrajectoryStore
+from report_fixtures import HOSTILE_TASK, XSS, build_store, write_bench, write_fidelity
+from report_html import Page, page
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +119,11 @@ def test_an_empty_store_gives_an_empty_report(tmp_path: Path) -> None:
     result = build_report(ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report"))
     assert result.trajectories == 0 and page(tmp_path / "report" / "trajectories.html").table_data()["rows"] == []
     assert "no finished trajectory" in page(result.index).text and not (tmp_path / "report" / "figures").exists()
+
+
+def test_code_of_a_domain_no_longer_installed_is_plain_escaped_text() -> None:
+    from ecot.report.highlight import highlight_domain
+
+    html = str(highlight_domain("echo '<b>'\n", "uninstalled_plugin_domain"))
+    assert "&lt;b&gt;" in html and "<b>" not in html
+    assert "echo" in html

@@ -3,19 +3,19 @@ trusted processes (supervisor, warm interpreter) are out of sight and reach; no 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from ecot import sandbox
+from ecot.core.task import Limits
 from ecot.sandbox.warm import WarmPython
 from ecot.tasks.suite import bundled_domains, bundled_suite_path
-from ecot.core.task import Limits
 
 LIMITS = Limits(wall_s=10, cpu_s=10, memory_mb=512, output_kb=256, file_mb=64, procs=16, disk_mb=32)
 

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from ecot import sandbox
-from ecot.sandbox.warm import WarmPython
 from ecot.core.task import Limits
+from ecot.sandbox.warm import WarmPython
 
 LIMITS = Limits(wall_s=3, cpu_s=2, memory_mb=256, output_kb=64, file_mb=1, procs=16)
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import openai
 import pytest
 
+from ecot.core.task import Task
 from ecot.generators.openai_chat import OpenAIGenerator
 from ecot.serve.server import ChatRequest, Completion, ServeError, ServerProcess, start_server
-from ecot.core.task import Task
 
 PY = Task(id="sum", domain="python", prompt="Write sum.")
 ANSWER = "Here it is, a function that adds two numbers and returns the result:\n```python\ndef add(a, b):\n    return a + b\n```\n"

@@ -10,9 +10,9 @@ import pytest
 
 from ecot.cli import stats as stats_cli
 from ecot.core.outcome import Outcome
+from ecot.core.trajectory import Turn
 from ecot.export.stats import ALL, Spread, compute_stats, plot_stats, quantile
 from ecot.store import TrajectoryStore
-from ecot.core.trajectory import Turn
 
 # A single-turn pass folds to "<reasoning>" + this suffix; its answer is the code in a 14-character fence.
 PASS_SUFFIX = "\n\nI run it through the toolchain. The toolchain reports Pass: ok"

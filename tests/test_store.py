@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from ecot.core.outcome import Outcome
+from ecot.core.trajectory import Trajectory, Turn
 from ecot.store import MIGRATIONS, Migration, StoreError, TrajectoryStore, apply_migrations
 from ecot.store import db as store_db
-from ecot.core.trajectory import Trajectory, Turn
 
 PROMPT = [{"role": "system", "content": "You write Verilog."}, {"role": "user", "content": "Write an adder."}]
 PROVENANCE = {"generator": "replay", "model": "none", "backend": "rtl"}

@@ -11,15 +11,15 @@ import pytest
 
 from ecot.cli import stats as stats_cli
 from ecot.core.errors import EcotError
-from ecot.generators.openai_chat import split_usage
-from ecot.icwm.dataset import load_dataset
-from ecot.run.observation import render
 from ecot.core.outcome import TRUNCATED, Outcome, truncated
-from ecot.run.control import Budget, BudgetExhausted, RunControl
-from ecot.store import MIGRATIONS, TrajectoryStore, apply_migrations
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.generators.openai_chat import split_usage
+from ecot.icwm.dataset import load_dataset
+from ecot.run.control import Budget, BudgetExhausted, RunControl
+from ecot.run.observation import render
 from ecot.run.usage import Price, load_prices, run_models, usage_totals
+from ecot.store import MIGRATIONS, TrajectoryStore, apply_migrations
 
 RTL = Task(id="rtl/adder", domain="rtl", prompt="Write an adder.", reference="module adder; endmodule\n")
 PROMPT = [{"role": "user", "content": "Write an adder."}]

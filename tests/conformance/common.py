@@ -13,26 +13,27 @@ import dataclasses
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 import pytest
 
 from ecot import sandbox
-from ecot.domains import get_backend
-from ecot.domains.base import Backend
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import Outcome
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
 from ecot.core.task import Task
+from ecot.domains import get_backend
+from ecot.domains.base import Backend
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
 
 Mutation = Callable[[str], str]
 
 
 # -- bundled tasks ------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def bundled_tasks(domain: str) -> tuple[Task, ...]:
     return tuple(load_suite(bundled_suite_path(domain)))
 

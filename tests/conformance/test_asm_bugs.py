@@ -12,8 +12,8 @@ import shutil
 
 import pytest
 
-from ecot.domains.asm.backend import ASSEMBLY_ERROR, LINK_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
 from ecot.core.outcome import PASS, TIMEOUT
+from ecot.domains.asm.backend import ASSEMBLY_ERROR, LINK_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
 
 from .common import (
     BugCase,

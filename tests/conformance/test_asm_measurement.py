@@ -9,12 +9,12 @@ import struct
 
 import pytest
 
+from ecot.core.outcome import PASS
 from ecot.domains.asm import elf as asm_elf
 from ecot.domains.asm import logs as asm_logs
 from ecot.domains.asm import seccomp as asm_seccomp
 from ecot.domains.asm.backend import FORBIDDEN_CODE, AsmBackend
 from ecot.domains.asm.prep import AsmSpec
-from ecot.core.outcome import PASS
 
 from .common import bundled_task, describe, evaluate, skip_unless_tools, with_changes
 from .hostile import asmattacks

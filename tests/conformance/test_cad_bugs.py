@@ -10,13 +10,13 @@ import re
 
 import pytest
 
+from ecot.core.outcome import PASS, Outcome
 from ecot.domains.cad.verdict import (
     GEOMETRY_ERROR,
     RUNTIME_ERROR,
     SHAPE_MISMATCH,
     SYNTAX_ERROR,
 )
-from ecot.core.outcome import PASS, Outcome
 
 from .common import (
     BugCase,

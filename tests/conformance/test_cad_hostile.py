@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains.cad.verdict import GEOMETRY_ERROR, RUNTIME_ERROR, SHAPE_MISMATCH
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.domains.cad.verdict import GEOMETRY_ERROR, RUNTIME_ERROR, SHAPE_MISMATCH
 
 from .common import (
     bundled_task,

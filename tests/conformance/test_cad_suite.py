@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from ecot.domains.cad.verdict import Thresholds
 from ecot.core.task import Task
+from ecot.domains.cad.verdict import Thresholds
 
 from .common import bundled_tasks
 

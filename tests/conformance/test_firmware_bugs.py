@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from ecot.core.outcome import TIMEOUT
 from ecot.domains.firmware.backend import COMPILATION_ERROR, LINK_ERROR
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
 from ecot.domains.firmware.report import HARD_FAULT, MEMORY_FAULT
-from ecot.core.outcome import TIMEOUT
 
 from .common import (
     BugCase,

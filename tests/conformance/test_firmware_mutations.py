@@ -11,12 +11,12 @@ from random import Random
 
 import pytest
 
-from ecot.generators.repair import RepairGenerator
-from ecot.mutators import CATEGORIES, MUTATORS, MutationSet, compose
-from ecot.mutators.base import clashes
 from ecot.core.outcome import PASS, no_code
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.generators.repair import RepairGenerator
+from ecot.mutators import CATEGORIES, MUTATORS, MutationSet, compose
+from ecot.mutators.base import clashes
 
 from .common import bundled_task, bundled_tasks, describe, evaluate, skip_unless_tools
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ecot.core.task import Task
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import (
     Settings,
@@ -30,7 +31,6 @@ from ecot.domains.firmware.report import (
     tag_text,
 )
 from ecot.domains.firmware.trace import parse_trace, replay, tail_summary
-from ecot.core.task import Task
 
 TRACE = """RCC: unimplemented device read  (size 4, offset 0x030)
 GPIOA: unimplemented device write (size 4, offset 0x000, value 0xa8000400)
@@ -125,6 +125,9 @@ def test_regions_speak_like_an_engineer() -> None:
     assert "read-only" in region(0x08000100, 0x20001000)
     assert "stack" in region(0x1FFFFFF0, 0x20001000)
     assert "no peripheral" in region(0x40007800, 0x20001000)
+    assert "TIM5_CNT (0x40000c24), reserved for the harness" in region(0x40000C24, 0x20001000)
+    assert "bit-band alias of bit 0 of TIM5_CR1 (0x40000c00), reserved" in region(0x42018000, 0x20001000)
+    assert "bit-band alias of bit 5 of GPIOA_ODR (0x40020014)" in region(0x42400294, 0x20001000)
 
 
 def test_register_names_and_handlers() -> None:
@@ -201,6 +204,7 @@ def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
 
 def test_a_report_cut_short_is_not_a_pass() -> None:
     """The end marker counts the results the runtime wrote; fewer reaching the judge fail the run."""
+    from ecot.domains.firmware.clock import WRITE_EVENT, boot_sequence
     from ecot.domains.firmware.judge import OUTPUT_MISMATCH, judge
     from ecot.domains.firmware.run import Artifacts
     from ecot.sandbox import ExecResult
@@ -209,7 +213,9 @@ def test_a_report_cut_short_is_not_a_pass() -> None:
     run = ExecResult(returncode=0, stdout="", stderr="", timed_out=False, output_overflow=False, wall_s=0.1, isolated=True)
     whole = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000001\n", TAG)
     cut = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000002\n", TAG)
-    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(""), lambda _: {}, 10.0) for r in (whole, cut)]
+    boot = "".join(f"{WRITE_EVENT} cpu 0 mr 0x1 addr 0x{w.addr:x} value 0x{w.value:x} size 4 name 'stm32f2xx_timer'\n"
+                   for w in boot_sequence(Settings().budget_us))  # the harness clock's boot, as QEMU logs it
+    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(boot), lambda _: {}, 10.0) for r in (whole, cut)]
     assert verdicts[0].label == "Pass"
     assert verdicts[1].label == OUTPUT_MISMATCH and "cut short" in verdicts[1].diagnostic
 

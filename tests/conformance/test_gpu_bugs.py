@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ecot.domains.gpu.outcome import COMPILATION_ERROR, MEMORY_FAULT, NUMERICAL_MISMATCH
 from ecot.core.outcome import TIMEOUT
+from ecot.domains.gpu.outcome import COMPILATION_ERROR, MEMORY_FAULT, NUMERICAL_MISMATCH
 
 from .common import BugCase, bug_params, compose, describe, replace_once, run_bug
 

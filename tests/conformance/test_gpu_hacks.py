@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
-from ecot.domains.gpu.outcome import NUMERICAL_MISMATCH, RUNTIME_ERROR
 from ecot.core.outcome import PASS, Outcome
 from ecot.core.task import Task
+from ecot.domains.gpu.outcome import NUMERICAL_MISMATCH, RUNTIME_ERROR
 
 from .common import bundled_task, describe, evaluate
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains.gpu.outcome import MEMORY_FAULT, NUMERICAL_MISMATCH
 from ecot.core.outcome import PASS, TIMEOUT, Outcome
+from ecot.domains.gpu.outcome import MEMORY_FAULT, NUMERICAL_MISMATCH
 
 from .common import bundled_task, describe, evaluate, processes_matching, skip_unless_isolated, unique_marker
 

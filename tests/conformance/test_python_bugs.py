@@ -8,13 +8,13 @@ import time
 
 import pytest
 
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.domains.python.verdict import (
     MEMORY_LIMIT,
     RUNTIME_ERROR,
     SYNTAX_ERROR,
     WRONG_ANSWER,
 )
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
 
 from .common import (
     BugCase,

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from ecot import sandbox
-from ecot.sandbox import runner
+from ecot.core.outcome import PASS, TIMEOUT
 from ecot.domains.python.spec import PySpec, load_cases
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
-from ecot.core.outcome import PASS, TIMEOUT
+from ecot.sandbox import runner
 
 from .common import bundled_task, describe, evaluate, skip_unless_isolated
 

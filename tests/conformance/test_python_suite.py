@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from ecot.domains.python.spec import MISSING, PySpec, load_cases
 from ecot.core.task import Task
+from ecot.domains.python.spec import MISSING, PySpec, load_cases
 
 from .common import bundled_tasks
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ecot.core.outcome import PASS
-from ecot.tasks.suite import bundled_domains
 from ecot.core.task import Task
+from ecot.tasks.suite import bundled_domains
 
 from .common import all_bundled_params, bundled_tasks, describe, evaluate
 

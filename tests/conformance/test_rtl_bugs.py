@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ecot.core.outcome import PASS, TIMEOUT
 from ecot.domains.rtl.backend import (
     ELABORATION_ERROR,
     LINT_ERROR,
@@ -15,7 +16,6 @@ from ecot.domains.rtl.backend import (
     SYNTAX_ERROR,
     SYNTHESIS_ERROR,
 )
-from ecot.core.outcome import PASS, TIMEOUT
 
 from .common import (
     BugCase,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains.rtl.backend import ELABORATION_ERROR, SIMULATION_MISMATCH
-from ecot.importers import import_tasks
 from ecot.core.outcome import PASS
 from ecot.core.task import Task
+from ecot.domains.rtl.backend import ELABORATION_ERROR, SIMULATION_MISMATCH
+from ecot.importers import import_tasks
 
 from .common import bundled_task, describe, evaluate, skip_unless_isolated
 

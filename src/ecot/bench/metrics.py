@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ecot.domains.gpu.jobs.timing import fast_p
 from ecot.core.outcome import NO_CODE, PASS, TIMEOUT, TRUNCATED, Outcome
+from ecot.domains.gpu.jobs.timing import fast_p
 
 Verdicts = Sequence[Outcome]
 KS = (1, 5, 10)  # pass@k, as the general benchmarks report it

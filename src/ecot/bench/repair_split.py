@@ -22,14 +22,14 @@ from random import Random
 from typing import Any
 
 from ecot.bench.run import REPAIR_TAG, SOURCE_TAG
+from ecot.core.extract import domain_fences
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 from ecot.executors.local import Executor
-from ecot.core.extract import DOMAIN_FENCES
 from ecot.generators.repair import make_plan, stable_seed
 from ecot.mutators import MUTATORS, Applied, MutationSet
 from ecot.run.observation import render
-from ecot.core.outcome import Outcome
 from ecot.tasks.suite import write_jsonl
-from ecot.core.task import Task
 
 SPLIT_VERSION = 1  # bump when the choice of tasks or bugs, or the prompt, changes
 TRIES = 3  # candidate bugs drawn per wanted item (some are not caught by the tests)
@@ -106,7 +106,7 @@ def candidate_bugs(task: Task, settings: SplitSettings) -> list[tuple[int, Appli
 
 def repair_task(task: Task, index: int, bug: Applied, verdict: Outcome) -> Task:
     mset = MUTATORS.get(task.domain)
-    fence = mset.fence or DOMAIN_FENCES.get(task.domain, ("",))[0]
+    fence = mset.fence or (domain_fences(task.domain) or ("",))[0]
     prompt = PROMPT.format(prompt=task.prompt.strip(), artifact=mset.artifact, fence=fence, code=bug.code,
                            feedback=render(verdict, task))
     tags = (*task.tags, REPAIR_TAG, f"{SOURCE_TAG}{task.id}", f"bug-kind:{bug.kind}", f"bug-category:{bug.category}",

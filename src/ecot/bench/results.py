@@ -17,10 +17,10 @@ from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import REAL
+from ecot.export.decontam import BENCH, bench_runs  # re-exported: where benchmark runs are marked
+from ecot.store import TrajectoryStore
 
-BENCH = "bench"  # the key of a run config that marks a benchmark run
 JUDGED, NOT_RUN, PENDING = "judged", "not run here", "pending"
 
 
@@ -113,11 +113,6 @@ class BenchRun:
                 else:
                     entry.pending += 1
         return found
-
-
-def bench_runs(store: TrajectoryStore) -> list[dict[str, Any]]:
-    """The store's runs marked as benchmark runs."""
-    return [run for run in store.runs() if isinstance(run["config"].get(BENCH), dict)]
 
 
 def load_run(store: TrajectoryStore, run_id: int) -> BenchRun:

@@ -20,14 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ecot.bench.decontam import prompt_digest
+from ecot.export.decontam import prompt_digest
 from ecot.bench.results import BENCH, TaskInfo
 from ecot.core.errors import EcotError
-from ecot.executors.local import Executor
 from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.executors.local import Executor
 from ecot.run.identity import run_config
 from ecot.store import TrajectoryStore, run_key
-from ecot.core.task import Task
 
 MODES = ("single", "agentic")
 BENCH_VERSION = 1  # bump when what a benchmark run records or how it is scored changes

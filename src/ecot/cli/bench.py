@@ -119,7 +119,7 @@ def _check(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
-    from ecot.bench.session import execute
+    from ecot.cli.bench_session import execute
     from ecot.cli.synth import read_text, runnable_tasks
     from ecot.generators import GENERATORS
 
@@ -134,7 +134,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ecot.bench import decontam, plot, report
+    from ecot.bench import plot, report
+    from ecot.export import decontam
     from ecot.bench.results import latest_run, load_run
     from ecot.cli.common import console
     from ecot.store import TrajectoryStore, require_store

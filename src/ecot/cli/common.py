@@ -4,18 +4,33 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
 from ecot.core.task import Task
+from ecot.tasks.suite import TASK_FILE, bundled_domains, bundled_suite_path, load_suite
 
-console = Console()
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+def __getattr__(name: str) -> Console:
+    """`console` is made on first use: rich costs a one-shot `ecot check --json` tens of milliseconds."""
+    if name == "console":
+        return _console()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@lru_cache(maxsize=1)
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console()
 
 
 def key_values(items: Sequence[str], flag: str) -> dict[str, str]:
@@ -89,11 +104,27 @@ def find_task(spec: str, task_id: str | None = None) -> Task:
         domain = wanted.split("/", 1)[0]
         if domain not in bundled_domains():
             raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id")
+        alone = _bundled_task_alone(wanted)
+        if alone is not None:
+            return alone
         tasks = load_suite(bundled_suite_path(domain))
     for task in tasks:
         if task.id == wanted:
             return task
     raise EcotError(f"no task with id {wanted!r} in {spec}")
+
+
+def _bundled_task_alone(wanted: str) -> Task | None:
+    """The bundled task `<domain>/<name>` read from its own folder `<suite>/<name>` when that folder holds
+    it, so a one-shot command does not read and validate the whole suite; None sends the caller there."""
+    domain, _, name = wanted.partition("/")
+    if not name or name in (".", "..") or Path(name).name != name:
+        return None
+    folder = bundled_suite_path(domain) / name
+    if not (folder / TASK_FILE).is_file():
+        return None
+    task = load_suite(folder)[0]
+    return task if task.id == wanted else None
 
 
 def outcome_json(task: Task, outcome: Outcome) -> str:
@@ -102,6 +133,7 @@ def outcome_json(task: Task, outcome: Outcome) -> str:
 
 def print_outcome(task: Task, outcome: Outcome) -> None:
     colour = "green" if outcome.passed else "red"
+    console = _console()
     console.print(f"[bold]{task.id}[/bold]  [{colour}]{outcome.label}[/{colour}]  ({outcome.wall_s:.3f} s)")
     console.print(f"diagnostic: {outcome.diagnostic}", markup=False, highlight=False)
     if outcome.metrics:
@@ -109,6 +141,8 @@ def print_outcome(task: Task, outcome: Outcome) -> None:
 
 
 def outcome_table(rows: Iterable[tuple[Task, Outcome]], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False)
     for column in ("task", "label", "diagnostic", "s"):
         table.add_column(column, overflow="fold" if column == "diagnostic" else "ellipsis")

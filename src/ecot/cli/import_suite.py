@@ -78,10 +78,9 @@ def _write_folders(tasks: list[Task], out: Path) -> None:
 
 def _reference_name(task: Task) -> str:
     """reference.<the domain's source suffix> (.sv for SystemVerilog bundles); never a bundle file's name."""
-    suffix = {"python": ".py", "gpu": ".py", "cad": ".py", "asm": ".s", "firmware": ".c"}.get(task.domain, ".v")
-    if task.domain == "rtl" and any(name.endswith(".sv") for name in task.files):
-        suffix = ".sv"
-    name = f"reference{suffix}"
+    from ecot.core.domain import get_domain
+
+    name = f"reference{get_domain(task.domain).source_suffix(task.files)}"
     while name in task.files:
         name = f"_{name}"
     return name

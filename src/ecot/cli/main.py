@@ -1,15 +1,24 @@
-"""`ecot` entry point. Each subcommand lives in its own module with add_arguments() and run()."""
+"""`ecot` entry point. Each subcommand lives in its own module with add_arguments() and run().
+
+The top-level parser knows every subcommand by name and help line only; the module of the chosen
+subcommand is imported when the command line names it, so `ecot --help` and a one-shot `ecot check`
+load no other subcommand (and no heavy dependency a subcommand imports).
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import logging
-import sqlite3
 import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ecot import __version__
 from ecot.core.errors import EcotError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 # name -> (module, one-line help). Modules import heavy dependencies inside run() only.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -27,7 +36,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The subcommand the command line names: its first operand (top-level options take no value)."""
+    for token in argv:
+        if token == "--":
+            return None
+        if not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand listed; only `command` (if given) gets its real arguments."""
     parser = argparse.ArgumentParser(
         prog="ecot",
         description="Execution-grounded reasoning data for industrial code: real toolchains, "
@@ -37,16 +57,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
+        # argparse expands %-formats in help text; a literal % (as in "Fix%") must be doubled
+        listed = help_text.replace("%", "%%")
+        if name != command:
+            sub.add_parser(name, help=listed)
+            continue
         module = importlib.import_module(module_name)
-        command = sub.add_parser(name, help=help_text, description=module.__doc__)
-        module.add_arguments(command)
-        command.set_defaults(_run=module.run, _late_operands=getattr(module, "late_operands", None))
+        _add_command(sub.add_parser(name, help=listed, description=module.__doc__), module)
     return parser
 
 
+def _add_command(command: argparse.ArgumentParser, module: ModuleType) -> None:
+    module.add_arguments(command)
+    command.set_defaults(_run=module.run, _late_operands=getattr(module, "late_operands", None))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    parser = build_parser(chosen_command(arguments))
+    args, extra = parser.parse_known_args(arguments)
     # argparse hands out every positional at its first run of them: an operand after an option
     # (`check SUITE --task-id ID FILE`) comes back unparsed; a subcommand may claim it.
     late = getattr(args, "_late_operands", None)
@@ -54,16 +83,25 @@ def main(argv: list[str] | None = None) -> int:
         extra = late(args, extra)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    import logging  # not needed for --help, --version or a parse error
+
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run the chosen subcommand; a failure the user can fix is one `ecot: error:` line, exit status 2."""
+    import logging
+
     try:
         return int(args._run(args) or 0)
     except EcotError as err:
         print(f"ecot: error: {err}", file=sys.stderr)
         return 2
-    except sqlite3.DatabaseError as err:
+    except _database_errors() as err:
         # Only the trajectory store uses SQLite; a page damaged after it opened (or a lock held past
         # the busy timeout) surfaces here. The store checks its pages when it opens.
         from ecot.store.health import describe
@@ -80,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ecot: interrupted", file=sys.stderr)
         return 130
+
+
+def _database_errors() -> tuple[type[sqlite3.DatabaseError], ...]:
+    """sqlite3.DatabaseError once the store has loaded sqlite3; a command that never did cannot raise it."""
+    loaded = sys.modules.get("sqlite3")
+    return (loaded.DatabaseError,) if loaded is not None else ()
 
 
 if __name__ == "__main__":

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import re
 
+from ecot.core.domain import find_domain
+
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+\-.]*)[^\n]*\n(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _OPEN_THINK = re.compile(r"^\s*<think>(.*)$", re.DOTALL)
 
-DOMAIN_FENCES: dict[str, tuple[str, ...]] = {
-    "rtl": ("verilog", "systemverilog", "sv", "v"),
-    "gpu": ("python", "py", "cuda", "cpp"),
-    "cad": ("python", "py"),
-    "firmware": ("c", "cpp"),
-    "asm": ("asm", "assembly", "nasm", "gas", "s", "x86asm"),
-    "python": ("python", "py", "python3"),
-}
+
+def domain_fences(domain: str) -> tuple[str, ...]:
+    """The fence tags the domain's descriptor accepts as its code; none for an unknown domain."""
+    found = find_domain(domain)
+    return found.fences if found is not None else ()
 
 
 def split_thinking(raw: str) -> tuple[str, str]:
@@ -35,5 +34,5 @@ def extract_code(answer: str, domain: str) -> str | None:
     blocks = [(lang, body) for lang, body in blocks if body.strip()]
     if not blocks:
         return None
-    preferred = [body for lang, body in blocks if lang in DOMAIN_FENCES.get(domain, ())]
+    preferred = [body for lang, body in blocks if lang in domain_fences(domain)]
     return (preferred or [body for _, body in blocks])[-1].strip() + "\n"

@@ -3,14 +3,54 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Self
 
-PASS = "Pass"
-TIMEOUT = "Timeout"
-INFRA_ERROR = "Infra_Error"  # the harness or toolchain failed, not the candidate
-NO_CODE = "No_Code"  # the model's answer held no extractable code
-RESOURCE_LIMIT = "Resource_Limit"  # memory, output or process limit hit
-TRUNCATED = "Truncated"  # the answer hit the response length limit (finish_reason "length"); nothing ran
+
+class LabelKind(StrEnum):
+    """The coarse meaning of an outcome label, shared by every domain."""
+
+    PASS = "pass"  # the candidate is right
+    BUILD = "build"  # it did not parse, compile, assemble, link or elaborate
+    REJECTED = "rejected"  # a static check refused it before it ran (forbidden code)
+    RUNTIME = "runtime"  # it crashed or faulted while running
+    WRONG = "wrong"  # it ran to the end and produced the wrong result
+    LIMIT = "limit"  # it hit a time, memory or resource limit
+    INFRA = "infra"  # the harness or toolchain failed, not the candidate
+    NOT_RUN = "not_run"  # nothing ran: no code in the answer, or the answer was cut off
+
+
+class KindedLabel(StrEnum):
+    """Base of every label set: a member is its label string (so it compares equal to stored labels)
+    and carries its coarse kind. Declare members as `NAME = "Label_String", LabelKind.X`."""
+
+    kind: LabelKind
+
+    def __new__(cls, value: str, kind: LabelKind) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.kind = kind
+        return member
+
+
+class SharedLabel(KindedLabel):
+    """Labels every domain may give; a domain's own label set holds only its own labels."""
+
+    PASS = "Pass", LabelKind.PASS
+    TIMEOUT = "Timeout", LabelKind.LIMIT
+    RESOURCE_LIMIT = "Resource_Limit", LabelKind.LIMIT
+    INFRA_ERROR = "Infra_Error", LabelKind.INFRA
+    NO_CODE = "No_Code", LabelKind.NOT_RUN
+    TRUNCATED = "Truncated", LabelKind.NOT_RUN
+
+
+# Plain-string forms of the shared labels (what is stored and sent).
+PASS: str = SharedLabel.PASS.value
+TIMEOUT: str = SharedLabel.TIMEOUT.value
+INFRA_ERROR: str = SharedLabel.INFRA_ERROR.value  # the harness or toolchain failed, not the candidate
+NO_CODE: str = SharedLabel.NO_CODE.value  # the model's answer held no extractable code
+RESOURCE_LIMIT: str = SharedLabel.RESOURCE_LIMIT.value  # memory, output or process limit hit
+TRUNCATED: str = SharedLabel.TRUNCATED.value  # the answer hit the response length limit; nothing ran
 
 COMMON_LABELS: tuple[str, ...] = (PASS, TIMEOUT, INFRA_ERROR, NO_CODE)
 NOT_RUN: tuple[str, ...] = (NO_CODE, TRUNCATED)  # labels given by the loop itself: no toolchain judged code

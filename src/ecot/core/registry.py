@@ -7,7 +7,6 @@ third-party packages add their own through the entry-point group named by the re
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from ecot.core.errors import UnknownNameError
@@ -24,6 +23,8 @@ class Registry(Generic[T]):
 
     def _read_plugins(self) -> None:
         if not self._plugins_read:
+            from importlib.metadata import entry_points  # ~25 ms: only once a plug-in may be asked for
+
             self._plugins_read = True
             for ep in entry_points(group=f"ecot.{self.kind}"):
                 self._targets.setdefault(ep.name, ep.value)
@@ -32,15 +33,24 @@ class Registry(Generic[T]):
         self._read_plugins()
         return sorted(self._targets)
 
+    def has(self, name: str) -> bool:
+        """Whether a name is registered; entry points are read only for a name that is not built in."""
+        if name not in self._targets:
+            self._read_plugins()
+        return name in self._targets
+
     def get(self, name: str) -> T:
         if name in self._loaded:
             return self._loaded[name]
-        self._read_plugins()
         target = self._targets.get(name)
+        if target is None:  # a built-in wins over a plug-in of its name, so only others need the scan
+            self._read_plugins()
+            target = self._targets.get(name)
         if target is None:
             known = ", ".join(self.names()) or "none"
             raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")
         module_name, _, attribute = target.partition(":")
-        value = getattr(importlib.import_module(module_name), attribute)
+        # The registry's type is a promise made by whoever registered the target; it is not checked here.
+        value: T = getattr(importlib.import_module(module_name), attribute)
         self._loaded[name] = value
         return value

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, cast
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class Limits:
     disk_mb: int = 512  # all the job may write in its work dir (a tmpfs: it counts in memory)
 
     def scaled(self, **overrides: float) -> Limits:
-        return replace(self, **overrides)
+        # replace() types each field separately (int or float); a float-typed mapping cannot say which is which
+        return replace(self, **cast(dict[str, Any], overrides))
 
     def to_dict(self) -> dict[str, float]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -1,50 +1,38 @@
-"""Domain backends: one module per domain, registered here by name."""
+"""Domains: one package per domain, each with its descriptor (`domain.py`: DOMAIN), backend, helpers,
+sandbox jobs, mutators and bundled suite.
+
+A domain is found through its descriptor (ecot.core.domain.DOMAINS: the built-ins plus the
+`ecot.domains` entry-point group), and its backend through the descriptor's `backend` reference.
+The older `ecot.backends` group (name -> Backend class) is still read for backends without one.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
-from functools import lru_cache
-from importlib import import_module
+from functools import cache
 
+from pydantic import BaseModel
+
+from ecot.core.domain import NO_OPTIONS, DescribedRegistry, find_domain
 from ecot.domains.base import Backend, DomainOptions, FreeOptions
-from ecot.core.registry import Registry
 
-BACKENDS: Registry[type[Backend]] = Registry(
-    "backends",
-    {
-        "rtl": "ecot.domains.rtl.backend:RtlBackend",
-        "gpu": "ecot.domains.gpu.backend:GpuBackend",
-        "cad": "ecot.domains.cad.backend:CadBackend",
-        "asm": "ecot.domains.asm.backend:AsmBackend",
-        "python": "ecot.domains.python.backend:PythonBackend",
-        "firmware": "ecot.domains.firmware.backend:FirmwareBackend",
-    },
-)
+BACKENDS: DescribedRegistry[type[Backend]] = DescribedRegistry("backends", "backend")
 
 
-# each built-in domain's option model, imported only when asked for (the modules are light: pydantic only)
-OPTION_MODELS: dict[str, str] = {
-    "rtl": "ecot.domains.rtl.options:RtlOptions",
-    "gpu": "ecot.domains.gpu.options:GpuOptions",
-    "cad": "ecot.domains.cad.options:CadOptions",
-    "asm": "ecot.domains.asm.options:AsmOptions",
-    "python": "ecot.domains.python.options:PythonOptions",
-    "firmware": "ecot.domains.firmware.options:FirmwareOptions",
-}
-
-
-@lru_cache(maxsize=None)
-def options_model(domain: str) -> type[DomainOptions]:
-    """The model of a domain's task [options]: a built-in one, else the registered backend's
-    `options_model`, else FreeOptions (a domain nobody registered is checked only by its backend)."""
-    if domain in OPTION_MODELS:
-        module, _, name = OPTION_MODELS[domain].partition(":")
-        model: type[DomainOptions] = getattr(import_module(module), name)
-        return model
-    if domain in BACKENDS.names():
-        return BACKENDS.get(domain).options_model
-    return FreeOptions
+@cache
+def options_model(domain: str) -> type[BaseModel]:
+    """The model of a domain's task [options]: the descriptor's `options`, else the model its backend
+    declares (`Backend.options_model`), else the descriptor's default (no options at all); FreeOptions
+    for a domain nobody registered (its backend, if one appears, checks what it reads)."""
+    described = find_domain(domain)
+    if described is not None and described.options != NO_OPTIONS:
+        return described.options_model()
+    if BACKENDS.has(domain):
+        declared = BACKENDS.get(domain).options_model
+        if declared is not FreeOptions:
+            return declared
+    return described.options_model() if described is not None else FreeOptions
 
 
 # keyed by process too: a forked child must not share its parent's warm interpreters (their pipes)

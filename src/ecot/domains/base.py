@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 import time
 from abc import ABC, abstractmethod
-from functools import lru_cache
+from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, ClassVar, Mapping, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ecot.core.errors import TaskOptionsError, ToolMissingError
 from ecot.core.outcome import COMMON_LABELS, Outcome, infra_error
 from ecot.core.task import Task
+from ecot.domains.versions import tool_version
+
+__all__ = ["Backend", "DomainOptions", "FreeOptions", "OptionProblem", "check_options", "describe_options_error", "tool_version"]
 
 
 class OptionProblem(ValueError):
@@ -68,10 +69,12 @@ def describe_options_error(err: ValidationError) -> tuple[str, str]:
     return option, message + more
 
 
-def check_options(model: type[DomainOptions], options: Mapping[str, Any], files: Mapping[str, str], where: str) -> None:
+def check_options(model: type[BaseModel], options: Mapping[str, Any], files: Mapping[str, str], where: str) -> None:
     """Validate a task's options at load time; TaskOptionsError names the file and the option."""
     try:
-        model.model_validate(dict(options)).check_bundle(files)
+        made = model.model_validate(dict(options))
+        if isinstance(made, DomainOptions):
+            made.check_bundle(files)
     except ValidationError as err:
         raise TaskOptionsError(where, *describe_options_error(err)) from None
     except OptionProblem as err:
@@ -93,9 +96,11 @@ class Backend(ABC):
     # prepared again after close().
     def prepare(self) -> None:
         """Start what the backend keeps warm between evaluations (interpreters, caches). Idempotent."""
+        return None
 
     def close(self) -> None:
         """Stop what prepare() or an evaluation started; idempotent."""
+        return None
 
     def __enter__(self) -> Self:
         self.prepare()
@@ -136,17 +141,3 @@ class Backend(ABC):
     @abstractmethod
     def evaluate(self, task: Task, candidate: str) -> Outcome:
         """Domain work; may raise on harness failure."""
-
-
-@lru_cache(maxsize=None)
-def tool_version(tool: str) -> str:
-    """First version-looking line of `tool --version` (or -V), cached per process."""
-    for flag in ("--version", "-V"):
-        try:
-            proc = subprocess.run([tool, flag], capture_output=True, text=True, timeout=20)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        for line in (proc.stdout + proc.stderr).splitlines():
-            if re.search(r"\d+\.\d+", line):
-                return line.strip()[:120]
-    return "unknown"

@@ -21,10 +21,24 @@ import time
 from typing import Any
 
 from ecot.core.errors import EcotError
-from ecot.executors.local import ExecutorStats, PendingGate, Work, WorkerLost, evaluation_work, lost_outcome
-from ecot.executors.ray_pool import GRACE_S, Actor, ActorPool, Starting, WorkerBody, choose_victim
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
+from ecot.executors.ray_pool import (
+    GRACE_S,
+    Actor,
+    ActorPool,
+    Starting,
+    WorkerBody,
+    choose_victim,
+)
+from ecot.executors.work import (
+    ExecutorStats,
+    PendingGate,
+    Work,
+    WorkerLost,
+    evaluation_work,
+    lost_outcome,
+)
 
 log = logging.getLogger(__name__)
 CLOSE_S = 15.0  # how long the actors may take to close their backends when the executor closes

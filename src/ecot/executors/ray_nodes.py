@@ -1,5 +1,5 @@
 """Ray cluster plumbing for the Ray engine: connecting, what nodes offer, and mapping ecot's
-placement vocabulary (ecot.executors.local) to Ray resources. Only imported once the Ray engine is chosen.
+placement vocabulary (ecot.executors.work) to Ray resources. Only imported once the Ray engine is chosen.
 
 Toolchains are Ray custom resources named "toolchain:<domain>" that a node declares when it has that
 toolchain (`ray start --resources "$(python -m ecot.executors.ray_nodes resources)"`; a local Ray that
@@ -16,7 +16,7 @@ import sys
 from typing import Any, Mapping
 
 from ecot.core.errors import EcotError
-from ecot.executors.local import CPU, GPU, MEMORY_MB, PLACEMENT_KEYS, TOOLCHAIN
+from ecot.executors.work import CPU, GPU, MEMORY_MB, PLACEMENT_KEYS, TOOLCHAIN
 
 log = logging.getLogger(__name__)
 

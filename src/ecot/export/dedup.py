@@ -42,7 +42,8 @@ def signature(text: str) -> np.ndarray:
     )
     with np.errstate(over="ignore"):
         hashed = keys[None, :] * _MULT[:, None] + _ADD[:, None]
-    return (hashed >> np.uint64(16)).min(axis=1)
+    minima: np.ndarray = (hashed >> np.uint64(16)).min(axis=1)
+    return minima
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -61,7 +62,7 @@ class Deduplicator:
 
     def duplicate(self, sample: Sample) -> str | None:
         prompt, completion = sample.prompt_text(), sample.completion_text()
-        key = hashlib.sha256(f"{normalized(prompt)}\0{normalized(completion)}".encode("utf-8")).digest()
+        key = hashlib.sha256(f"{normalized(prompt)}\0{normalized(completion)}".encode()).digest()
         if key in self._exact:
             return "exact"
         self._exact.add(key)

@@ -12,11 +12,11 @@ import difflib
 import re
 from typing import Any
 
+from ecot.core.domain import get_domain
 from ecot.core.errors import EcotError
 from ecot.core.outcome import INFRA_ERROR, NOT_RUN, TRUNCATED, Outcome, shown_metrics
 from ecot.core.trajectory import REAL, Message, Trajectory, Turn
 
-LANGUAGE = {"rtl": "verilog", "python": "python", "gpu": "python", "cad": "python", "firmware": "c", "asm": "asm"}
 REASONING_CHARS = 2000  # per turn; long model thoughts are cut at a sentence end
 DIAGNOSTIC_CHARS = 600
 CODE_CHARS = 8000  # first version shown in full up to this bound
@@ -34,7 +34,8 @@ _SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
 def language(domain: str) -> str:
-    return LANGUAGE.get(domain, domain)
+    """The fence language of the domain's answers, from its descriptor (an unknown domain is an error)."""
+    return get_domain(domain).language
 
 
 def foldable(traj: Trajectory) -> bool:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.export.sample import KINDS, LAYOUTS
@@ -27,7 +28,7 @@ class ExportOptions:
     tokenizer: str | None = None
     max_tokens: int | None = None
     over_length: str = "drop"  # or "keep": listed in the report and the card either way
-    allow_overlap: bool = False  # keep trajectories of benchmark tasks (see ecot.bench.decontam)
+    allow_overlap: bool = False  # keep trajectories of benchmark tasks (see ecot.export.decontam)
 
     def check(self) -> None:
         """One clear error for a bad combination, before the store is read."""

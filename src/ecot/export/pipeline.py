@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from ecot.bench.decontam import BenchmarkTasks, keep_clean
+from ecot.core.trajectory import Trajectory
+from ecot.export.decontam import BenchmarkTasks, keep_clean
 from ecot.export.card import CardStats
 from ecot.export.dedup import Deduplicator
 from ecot.export.fold import build_trace, fold_trajectory, foldable, make_sample
@@ -21,13 +23,12 @@ from ecot.export.rewrite import TraceRewriter
 from ecot.export.rows import arrow_schema, train_row
 from ecot.export.sample import Sample, from_folded
 from ecot.export.select import trajectories
-from ecot.export.split import SPLITS, TRAIN, VALIDATION, task_split
+from ecot.export.split import SPLITS, TRAIN, task_split
+from ecot.export.staging import CARD, Staging
 from ecot.export.tokens import TokenCounter, load_tokenizer
 from ecot.export.traces import trace_samples
-from ecot.export.staging import CARD, Staging
 from ecot.export.writers import RAW_JSONL, JsonlWriter, ParquetWriter, RowWriter, raw_row
 from ecot.store import TrajectoryStore
-from ecot.core.trajectory import Trajectory
 
 __all__ = ["FORMATS", "ExportOptions", "ExportReport", "export_run", "export_store"]
 CHUNK = 64  # trajectories folded (and rewritten concurrently) per step
@@ -119,7 +120,8 @@ class Sink:
             raise
 
     def _open_writers(self) -> dict[str, list[RowWriter]]:
-        options, writers = self.options, {}
+        options = self.options
+        writers: dict[str, list[RowWriter]] = {}
         schema = arrow_schema(options.kind, options.layout, self.counter is not None)
         for split in SPLITS if options.validation > 0 else (TRAIN,):
             writers[split] = [JsonlWriter(self.staging.open(f"{split}.jsonl"))] if "jsonl" in options.formats else []

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecot.export.fold import chat_prompt, fence, foldable, language, provenance_of
-from ecot.export.sample import Sample
 from ecot.core.outcome import INFRA_ERROR, NO_CODE
 from ecot.core.trajectory import REAL, Trajectory
+from ecot.export.fold import chat_prompt, fence, foldable, language, provenance_of
+from ecot.export.sample import Sample
 
 
 def preference_pairs(traj: Trajectory) -> list[Sample]:

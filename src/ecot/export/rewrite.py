@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ecot.core.extract import split_thinking
-from ecot.generators.base import Generator
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Trajectory
+from ecot.generators.base import Generator
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ then the latest stored). `--run ID` reads one run only, `--all-runs` every traje
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
+from ecot.core.trajectory import Trajectory
 from ecot.export.fold import foldable
 from ecot.store import TrajectoryStore
-from ecot.core.trajectory import Trajectory
 
 Key = tuple[str, int]
 

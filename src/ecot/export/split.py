@@ -19,6 +19,6 @@ SPLITS = (TRAIN, VALIDATION)
 def task_split(task_id: str, validation: float, seed: int = 0) -> str:
     if validation <= 0:
         return TRAIN
-    digest = hashlib.sha256(f"{seed}\0{task_id}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{seed}\0{task_id}".encode()).digest()
     position = int.from_bytes(digest[:8], "big") / 2**64
     return VALIDATION if position < validation else TRAIN

@@ -67,7 +67,7 @@ class Staging:
             fd = os.open(self.out_dir, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o666)
             handle: BinaryIO = os.fdopen(fd, "w+b")
         else:
-            handle = open(self._staging_folder() / name, "w+b")
+            handle = open(self._staging_folder() / name, "w+b")  # noqa: SIM115 -- held in self.files until commit
         self.files[name] = handle
         return handle
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from ecot.export.fold import fold_trajectory, split_sample
 from ecot.core.trajectory import Trajectory
+from ecot.export.fold import fold_trajectory, split_sample
 
 ALL = "all"
 
@@ -203,7 +204,7 @@ def _plot_lengths(ax: Any, domains: list[DomainStats]) -> None:
 
 def _plot_labels(ax: Any, overall: DomainStats | None) -> None:
     rounds = overall.labels_per_round if overall else []
-    labels = sorted({label for counter in rounds for label in counter}, key=lambda l: (l != "Pass", l))
+    labels = sorted({label for counter in rounds for label in counter}, key=lambda name: (name != "Pass", name))
     bottoms = [0] * len(rounds)
     cmap = _colors(len(labels))
     for color, label in zip(cmap, labels):

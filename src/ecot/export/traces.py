@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ecot.core.trajectory import REAL, Trajectory, Turn
 from ecot.domains.python.jobs.trace import render
 from ecot.export.fold import fence, provenance_of
 from ecot.export.sample import Sample
-from ecot.core.trajectory import REAL, Trajectory, Turn
 
 INSTRUCTIONS = """You predict how Python code executes. Given a program and its input, write the execution \
 trace: one line per event (call, line, return, exception) with the function, the line number and its source, \

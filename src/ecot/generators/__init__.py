@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ecot.generators.base import Generation, Generator
 from ecot.core.registry import Registry
+from ecot.generators.base import Generation, Generator
 
 GENERATORS: Registry[type[Generator]] = Registry(
     "generators",

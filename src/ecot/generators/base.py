@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Self, Sequence
+from typing import Any, Self
 
 from ecot.core.errors import EcotError
-
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 

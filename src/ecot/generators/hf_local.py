@@ -16,17 +16,18 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Self, Sequence
+from typing import Any, Self
 
 from ecot.core.errors import EcotError
-from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation, content_text
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
+from ecot.generators.base import Generation, Generator
+from ecot.generators.options import Options, build_generation, content_text
 
 log = logging.getLogger(__name__)
 

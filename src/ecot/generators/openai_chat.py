@@ -15,16 +15,17 @@ import asyncio
 import hashlib
 import logging
 import random
-from typing import Any, Mapping, Self, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 import openai
 
 from ecot.core.errors import EcotError
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import LENGTH, Generation, Generator
 from ecot.generators.endpoint import CircuitBreaker, listed, preflight
 from ecot.generators.options import Options, build_generation, turn_number
-from ecot.core.task import Task
-from ecot.core.trajectory import Message, Turn
 
 log = logging.getLogger(__name__)
 

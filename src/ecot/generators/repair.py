@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from random import Random
-from typing import Any, Mapping, Self, Sequence
+from typing import Any, Self
 
 from ecot.core.errors import EcotError, UnknownNameError
 from ecot.core.extract import extract_code
+from ecot.core.outcome import NO_CODE, Outcome
+from ecot.core.task import Task
+from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import Generation, Generator
 from ecot.generators.options import Options
 from ecot.generators.repair_text import ANSWERS, Writer, named_lines
 from ecot.mutators import CATEGORIES, MUTATORS, Applied, MutationSet, compose
 from ecot.mutators.base import Mutation, clashes, line_in, make_applied, touched_lines
-from ecot.core.outcome import NO_CODE, Outcome
-from ecot.core.task import Task
-from ecot.core.trajectory import Message, Turn
 
 PLAN_VERSION = 1  # bump when the plan or the replay rule changes: old trajectories no longer resume
 

@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Self, Sequence
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ecot.core.errors import EcotError
-from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation, content_text, turn_number
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
+from ecot.generators.base import Generation, Generator
+from ecot.generators.options import Options, build_generation, content_text, turn_number
 
 ANY_TASK = "*"
 

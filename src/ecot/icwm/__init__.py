@@ -11,8 +11,8 @@ import zipfile
 from pathlib import Path
 
 from ecot.core.errors import EcotError
-from ecot.icwm.base import ModelCard, Prediction, WorldModel, read_card
 from ecot.core.registry import Registry
+from ecot.icwm.base import ModelCard, Prediction, WorldModel, read_card
 
 WORLD_MODELS: Registry[type[WorldModel]] = Registry(
     "world_models",

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from ecot.core.task import Task
+from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
 from ecot.generators import make_generator
 from ecot.generators.base import Generator
 from ecot.icwm.base import WorldModel
 from ecot.icwm.environment import WorldModelEnvironment
 from ecot.run.loop import Environment, LoopSettings, SynthesisLoop
-from ecot.core.task import Task
-from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
 
 # generators whose answers depend only on task, sample, options and outcomes -> their option keys
 REPLAYABLE: dict[str, tuple[str, ...]] = {"repair": ("seed", "max_bugs", "wrong_fix_rate", "no_code_rate")}
@@ -45,7 +46,10 @@ class MemoryStore:
     def __init__(self) -> None:
         self.trajectories: dict[tuple[str, int], Trajectory] = {}
 
-    def trajectory(self, run_id: int, task_id: str, domain: str, sample: int, prompt_messages: list[Message], provenance: dict[str, Any]) -> Trajectory:
+    def trajectory(
+        self, run_id: int, task_id: str, domain: str, sample: int, prompt_messages: list[Message],
+        provenance: dict[str, Any],
+    ) -> Trajectory:
         key = (task_id, sample)
         if key not in self.trajectories:
             self.trajectories[key] = Trajectory(task_id, domain, sample, prompt_messages, [], {**provenance, "run_id": run_id})
@@ -59,6 +63,10 @@ class MemoryStore:
 
     def is_finished(self, run_id: int, task_id: str, sample: int) -> bool:
         return False
+
+    def started(self, run_id: int) -> set[tuple[str, int]]:
+        """(task_id, sample) of the trajectories that hold at least one turn (the store holds one run)."""
+        return {key for key, trajectory in self.trajectories.items() if trajectory.turns}
 
 
 def replayable(traj: Trajectory) -> bool:
@@ -115,7 +123,10 @@ def agreement_pairs(model: WorldModel, real: Iterable[Trajectory], tasks: Mappin
     return pairs
 
 
-def real_pairs_now(model: WorldModel, tasks: Sequence[Task], samples: int, options: Mapping[str, Any], real: Environment, max_rounds: int = 4) -> list[Pair]:
+def real_pairs_now(
+    model: WorldModel, tasks: Sequence[Task], samples: int, options: Mapping[str, Any], real: Environment,
+    max_rounds: int = 4,
+) -> list[Pair]:
     """Run the repair generator on the real backends now and under the world model, and pair them."""
     generator = make_generator("repair", options)
     jobs = [(task, s) for task in tasks for s in range(samples)]

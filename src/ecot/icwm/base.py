@@ -14,16 +14,17 @@ import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from ecot.core.errors import EcotError
-from ecot.icwm.dataset import Example
 from ecot.core.outcome import Outcome
-from ecot.store.version import code_version, ecot_version
 from ecot.core.task import Task
+from ecot.icwm.dataset import Example
+from ecot.store.version import code_version, ecot_version
 
 V = TypeVar("V")
 
@@ -57,7 +58,7 @@ class ModelCard:
     history: list[dict[str, Any]] = field(default_factory=list)  # earlier versions this one was retrained from
     code_version: str = field(default_factory=code_version)
     ecot_version: str = field(default_factory=ecot_version)
-    created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     @property
     def name(self) -> str:
@@ -101,7 +102,7 @@ class WorldModel(ABC):
     def fit(self, examples: Sequence[Example], tasks: Mapping[str, Task]) -> None:
         """Train on real examples (the card's data fields are filled by the caller)."""
 
-    def forget_recent(self) -> None:
+    def forget_recent(self) -> None:  # noqa: B027 -- optional hook: models without caches keep the no-op
         """Drop caches of earlier predictions (timings of cold requests start here)."""
 
     @abstractmethod

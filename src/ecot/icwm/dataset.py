@@ -14,16 +14,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import INFRA_ERROR, NO_CODE, TRUNCATED, Outcome
-from ecot.store import TrajectoryStore, require_store
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL
+from ecot.store import TrajectoryStore, require_store
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
 
 UNTRAINABLE = (NO_CODE, TRUNCATED, INFRA_ERROR)
 

@@ -11,16 +11,17 @@ then rewrites its line numbers and identifiers into the candidate's coordinates.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from ecot.icwm.base import remember
-from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
 from ecot.core.outcome import BULKY_METRICS, Metric
 from ecot.core.task import Task
+from ecot.icwm.base import remember
+from ecot.icwm.features import IDENT, Diff, Hunk, Vocabulary, task_names
 
 LOG_HEAD = 12  # log lines kept with an exemplar
 CACHE = 8192  # remembered searches (the same kind of change recurs across samples)
@@ -62,7 +63,8 @@ def main_name(task: Task, vocab: Vocabulary) -> str:
 @lru_cache(maxsize=1024)
 def _main_name(task: Task, common: frozenset[str]) -> str:
     declared, _ = task_names(task)
-    for word in IDENT.findall(task.reference or ""):
+    words: list[str] = IDENT.findall(task.reference or "")
+    for word in words:
         if word in declared and word not in common:
             return word
     return ""
@@ -123,8 +125,8 @@ class DiagnosticIndex:
 
         self._cache.clear()
         for _, _, feats in rows:
-            for key in feats:
-                self.vocabulary.setdefault(key, len(self.vocabulary))
+            for name in feats:
+                self.vocabulary.setdefault(name, len(self.vocabulary))
         grouped: dict[tuple[str, str], list[tuple[Exemplar, dict[str, float]]]] = {}
         for domain, exemplar, feats in rows:
             grouped.setdefault((domain, exemplar.label), []).append((exemplar, feats))

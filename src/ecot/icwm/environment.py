@@ -23,10 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ecot.icwm.base import Prediction, WorldModel
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL, Trajectory, Turn
+from ecot.icwm.base import Prediction, WorldModel
 from ecot.run.loop import BaseEnvironment
 
 log = logging.getLogger(__name__)

@@ -17,12 +17,15 @@ import json
 import math
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 from ecot.icwm.base import ModelCard, Prediction, WorldModel, remember
 from ecot.icwm.dataset import Example
 from ecot.icwm.diagnose import (
@@ -47,8 +50,6 @@ from ecot.icwm.features import (
     hunk_features,
     prefixed,
 )
-from ecot.core.outcome import Outcome
-from ecot.core.task import Task
 
 WEIGHTS = "weights.npz"
 STATE = "state.json"
@@ -89,7 +90,8 @@ class FastWorldModel(WorldModel):
         if not examples:
             raise EcotError("the fast world model needs at least one training example")
         self.vocab = Vocabulary.learn(tasks[t] for t in sorted({e.task_id for e in examples}))
-        rows, labels, seen = [], [], set()
+        rows, labels = [], []
+        seen: set[tuple[Any, ...]] = set()
         self.exemplars, self.domain_labels = [], {}
         for example in examples:
             task = tasks[example.task_id]

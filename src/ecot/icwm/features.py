@@ -22,12 +22,13 @@ import difflib
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
-from ecot.icwm.templates import strip_comments, template
 from ecot.core.task import Task
+from ecot.icwm.templates import strip_comments, template
 
 TOKEN = re.compile(
     r"[A-Za-z_][A-Za-z0-9_$]*|\d+'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+"

@@ -13,19 +13,20 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import mean
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ecot.core.errors import EcotError
+from ecot.core.trajectory import REAL, Trajectory
 from ecot.icwm import agreement, speed
 from ecot.icwm.base import WorldModel
 from ecot.icwm.dataset import Dataset, Example, run_folds, task_folds
 from ecot.icwm.fast import code_key
 from ecot.icwm.metrics import TurnRecord, per_domain
 from ecot.store import TrajectoryStore
-from ecot.core.trajectory import REAL, Trajectory
 
 PAPER = {"outcome_accuracy": 0.967, "trajectory_agreement": 0.944}
 BATCH = 256

@@ -17,10 +17,13 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 from ecot.generators.hf_local import (
     EMBEDDED,
     ModelSource,
@@ -33,8 +36,6 @@ from ecot.generators.hf_local import (
 from ecot.icwm.base import ModelCard, Prediction, WorldModel
 from ecot.icwm.dataset import Example
 from ecot.icwm.templates import parse_observation, render_observation, render_prompt
-from ecot.core.outcome import Outcome
-from ecot.core.task import Task
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import difflib
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import mean, median
-from typing import Any, Iterable
+from typing import Any
 
-from ecot.icwm.templates import TIME_SUFFIXES
 from ecot.core.outcome import Outcome
+from ecot.icwm.templates import TIME_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def confusion(records: list[TurnRecord]) -> dict[str, dict[str, int]]:
     return {real: dict(row.most_common()) for real, row in sorted(grid.items())}
 
 
-def metric_errors(records: list[TurnRecord]) -> dict[str, dict[str, float | int]]:
+def metric_errors(records: list[TurnRecord]) -> dict[str, dict[str, float | int | None]]:
     """For each numeric metric of the real outcomes: how often it was predicted, and how far off."""
     errors: dict[str, list[float]] = defaultdict(list)
     relative: dict[str, list[float]] = defaultdict(list)

@@ -101,7 +101,7 @@ def selective_table(report: FidelityReport) -> Any:
     table.add_column("threshold", justify="right")
     for domain in domains:
         table.add_column(domain, justify="right")
-    first = next(iter(report.turns.values()), {})
+    first: dict[str, Any] = next(iter(report.turns.values()), {})
     for i, row in enumerate(first.get("selective", {}).get("thresholds", [])):
         cells = [report.turns[d]["selective"]["thresholds"][i] for d in domains]
         table.add_row(f"{row['threshold']:g}", *(f"{_pct(c['accuracy'])} / {_pct(c['coverage'])}" for c in cells))

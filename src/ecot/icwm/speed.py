@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from statistics import median
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ecot.core.errors import ToolMissingError
+from ecot.core.task import Task
 from ecot.icwm.base import WorldModel
 from ecot.icwm.dataset import Example
-from ecot.core.task import Task
 
 
 def sample_turns(examples: Sequence[Example], per_domain: int, seed: int = 0) -> list[Example]:

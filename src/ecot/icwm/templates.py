@@ -19,13 +19,12 @@ import keyword
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Mapping
 
-from ecot.domains.firmware.regs import IRQ_NAMES, handler_name
-from ecot.mutators.base import Source, split_top_level
-from ecot.domains.gpu.mutators.ops import PY_MASK
+from ecot.core.domain import PYTHON_MASK, Domain, find_domain
 from ecot.core.outcome import Metric, Outcome
 from ecot.core.task import Task
+from ecot.mutators.base import Source, split_top_level
 
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 HASH_COMMENTS = re.compile(r"#[^\n]*")
@@ -53,9 +52,6 @@ C_WORDS = frozenset(
     "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
     "bool true false NULL uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t int64_t size_t".split()
 )
-VECTOR_HANDLERS = frozenset(
-    name for name in map(handler_name, range(2, 16 + len(IRQ_NAMES))) if name.endswith("Handler")
-)  # the startup file's weak handlers, by the device's exception numbers
 X86_CALLEE_SAVED = re.compile(r"[re]?bx|b[lh]|[re]?bp|bpl|[re]?sp|spl|r1[2-5][dwb]?")
 X86_REGISTER = re.compile(r"[re]?[acd]x|[acd][lh]|[re]?(?:si|di)|(?:si|di)l|r(?:8|9|1[01])[dwb]?|[xyz]mm\d+|rip")
 
@@ -68,10 +64,17 @@ def c_word(text: str) -> str | None:
     return "KW" if text in C_WORDS else None
 
 
+@lru_cache(maxsize=None)
+def special_words(domain: str) -> Mapping[str, str]:
+    """The words with a domain meaning that the domain's descriptor names (word -> class)."""
+    described = find_domain(domain)
+    hook = described.hints.special_words if described is not None else None
+    return dict(hook()) if hook is not None else {}
+
+
 def firmware_word(text: str) -> str | None:
-    """A C word, or the name of a Cortex-M vector-table handler (renaming one leaves its interrupt to the
-    default handler: a fault at run time, not a link error)."""
-    return "HANDLER" if text in VECTOR_HANDLERS else c_word(text)
+    """A C word, or a word the firmware descriptor names, such as a Cortex-M vector-table handler."""
+    return special_words("firmware").get(text) or c_word(text)
 
 
 C_PROTOTYPE = re.compile(r"^\s*(?:extern\s+)?([\w\s*]+?)\s*\b(\w+)\s*\(([^;{}]*)\)\s*;", re.MULTILINE)
@@ -144,11 +147,11 @@ TRITON_ACCESS = re.compile(r"\btl\.(load|store)\(")
 PY_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 
 
-def _triton_accesses(line: str) -> list[tuple[str, str, str]]:
+def _triton_accesses(line: str, mask: re.Pattern[str]) -> list[tuple[str, str, str]]:
     """(load or store, row or flat, address and mask text) of each Triton memory access on a line; an
     address with a product or a 2-D broadcast is row-addressed."""
     found = []
-    source = Source(line, PY_MASK)
+    source = Source(line, mask)
     for match in TRITON_ACCESS.finditer(source.masked):
         close = source.closing(match.end() - 1)
         args = [a.strip() for a in split_top_level(line[match.end() : len(line) if close is None else close])]
@@ -168,12 +171,14 @@ def triton_line_context(task: Task, line: int) -> tuple[str, ...]:
     if not 0 < line <= len(lines):
         return ()
     text = lines[line - 1]
-    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text)}
+    described = find_domain(task.domain)
+    mask = (described.hints.code_mask if described is not None else None) or PYTHON_MASK
+    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text, mask)}
     assigned = PY_ASSIGNED.match(text)
     if assigned:
         name = re.compile(rf"\b{re.escape(assigned.group(1))}\b")
         uses = [(kind, shape) for at, other in enumerate(lines) if at != line - 1 and name.search(other)
-                for kind, shape, where in _triton_accesses(other) if name.search(where)]
+                for kind, shape, where in _triton_accesses(other, mask) if name.search(where)]
         stores = [shape for kind, shape in uses if kind == "store"]
         if stores:
             words.add("guards:store:" + ("row" if "row" in stores else "flat"))
@@ -234,8 +239,32 @@ TEMPLATES: dict[str, DomainTemplate] = {
 
 
 def template(domain: str) -> DomainTemplate:
+    """The built-in template of a domain, else one read from its descriptor (a plug-in domain)."""
     found = TEMPLATES.get(domain)
-    return found if found is not None else DomainTemplate(domain, None)
+    return found if found is not None else described_template(domain)
+
+
+@lru_cache(maxsize=None)
+def described_template(domain: str) -> DomainTemplate:
+    """A template from a domain's descriptor: its language, comment style and special words."""
+    described = find_domain(domain)
+    if described is None:
+        return DomainTemplate(domain, None)
+    words = special_words(domain)
+    return DomainTemplate(described.language, line_comments(described.comment), word_class=words.get)
+
+
+def line_comments(prefix: str) -> re.Pattern[str] | None:
+    """The comment pattern of a comment prefix: C-style comments also take /* ... */ blocks."""
+    if not prefix:
+        return None
+    return C_COMMENTS if prefix == "//" else re.compile(re.escape(prefix) + r"[^\n]*")
+
+
+def label_legend(domain: Domain) -> str:
+    """The labels an observation of the domain may carry, each with its coarse kind, one per line."""
+    lines = [f"{label}: {kind}" for label, kind in ((label, domain.label_kind(label)) for label in domain.all_labels())]
+    return "Labels:\n" + "\n".join(f"- {line}" for line in lines)
 
 
 def strip_comments(code: str, domain: str) -> str:

@@ -6,8 +6,8 @@ texts), so it exercises exactly the code path of any other checkpoint, in second
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 EOS = "<|endoftext|>"
 PAD = "<pad>"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.icwm import WORLD_MODELS, load_model

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Callable, Literal, Mapping, Sequence
 
+from ecot.core.domain import get_domain
+
 Category = Literal["syntax", "structural", "timing", "semantic"]
 CATEGORIES: tuple[Category, ...] = ("syntax", "structural", "timing", "semantic")
 
@@ -214,15 +216,19 @@ class MutationSet:
     """Everything the repair generator needs from one domain; register it in ecot.mutators.MUTATORS."""
 
     domain: str
-    fence: str  # language tag of the answer's code block
     mutations: tuple[Mutation, ...]
     evidence: Mapping[str, LabelEvidence]  # outcome label -> what it implies
     default_evidence: LabelEvidence
     describe: Callable[[str, str], list[str]]  # (prompt, reference) -> first-person design plan sentences
+    fence: str = ""  # language tag of the answer's code block; "" = the domain descriptor's language
     names: Callable[[str], set[str]] = lambda code: set(re.findall(r"[A-Za-z_]\w*", code))  # names a design declares
     weights: Mapping[str, float] = field(default_factory=dict)  # category -> how often bugs of it are planted
     clues: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (regex over diagnostic + log, bug kinds it points at)
     artifact: str = "design"  # what the answers call the code: "design", "kernel", "routine", ...
+
+    def __post_init__(self) -> None:
+        if not self.fence:  # frozen: set once, from the descriptor (an unknown domain is an error here)
+            object.__setattr__(self, "fence", get_domain(self.domain).language)
 
     def by_kind(self, kind: str) -> Mutation:
         for mutation in self.mutations:

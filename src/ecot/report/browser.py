@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 BROWSERS = ("chromium", "chromium-browser")
 DRIVERS = ("chromedriver",)

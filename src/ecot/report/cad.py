@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from ecot.domains import get_backend
-from ecot.domains.cad.render import preview
 from ecot.core.errors import EcotError
-from ecot.report.writer import SiteWriter, key_of
-from ecot.run.identity import task_digest
 from ecot.core.task import Task
 from ecot.core.trajectory import Trajectory
+from ecot.domains import get_backend
+from ecot.domains.cad.render import preview
+from ecot.report.writer import SiteWriter, key_of
+from ecot.run.identity import task_digest
 
 log = logging.getLogger(__name__)
 FOLDER = "cad"

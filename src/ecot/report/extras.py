@@ -6,9 +6,10 @@ the same folder). Found next to the store unless named; read as JSON only, never
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ecot.core.errors import EcotError
 

@@ -9,8 +9,8 @@ content, because samples of one task often converge on the same code.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
-from typing import Iterator
 
 from markupsafe import Markup, escape
 from pygments import highlight
@@ -19,9 +19,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
-from pygments.token import Text, Whitespace, _TokenType
+from pygments.token import Text, Whitespace, _TokenType, is_token_subtype
 
-from ecot.export.fold import language
+from ecot.core.domain import find_domain
 
 STYLE = "default"
 CSS_CLASS = "hl"
@@ -35,7 +35,7 @@ _formatter = HtmlFormatter(nowrap=True, style=STYLE)
 
 
 def _has_look(ttype: _TokenType) -> bool:
-    if ttype in Whitespace:  # coloured in some styles, but blank on the page
+    if is_token_subtype(ttype, Whitespace):  # coloured in some styles, but blank on the page
         return False
     while not _style.styles_token(ttype) and ttype.parent is not None:  # a lexer's own subtype: its parent's look
         ttype = ttype.parent
@@ -46,7 +46,7 @@ def _has_look(ttype: _TokenType) -> bool:
 class _Unstyled(Filter):
     """Turn tokens without a look of their own into plain text (no <span>)."""
 
-    def filter(self, lexer: Lexer, stream: Iterator[tuple[_TokenType, str]]) -> Iterator[tuple[_TokenType, str]]:
+    def filter(self, lexer: Lexer | None, stream: Iterable[tuple[_TokenType, str]]) -> Iterator[tuple[_TokenType, str]]:
         for ttype, value in stream:
             yield (ttype if _look(ttype) else Text), value
 
@@ -72,7 +72,9 @@ def highlight_code(code: str, lang: str) -> Markup:
 
 
 def highlight_domain(code: str, domain: str) -> Markup:
-    return highlight_code(code, language(domain))
+    """Code of a stored domain; one whose plug-in is no longer installed is shown as plain text."""
+    found = find_domain(domain)
+    return highlight_code(code, found.language if found is not None else "text")
 
 
 def unified_diff(before: str, after: str, index: int) -> tuple[str, int, int]:

@@ -5,8 +5,9 @@ store, depth statistics from `ecot.export.stats` (what `ecot stats` prints and p
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ecot.export.stats import ALL, DomainStats, Spread
 from ecot.run.usage import Tokens, UsageTotals
@@ -115,7 +116,7 @@ def labels_per_round(stats: Mapping[str, DomainStats]) -> list[tuple[str, list[i
     """Label -> count per round over all domains, Pass first (the order of `ecot stats --plot`)."""
     overall = stats.get(ALL)
     rounds = overall.labels_per_round if overall else []
-    labels = sorted({label for counter in rounds for label in counter}, key=lambda l: (l != "Pass", l))
+    labels = sorted({label for counter in rounds for label in counter}, key=lambda name: (name != "Pass", name))
     return [(label, [counter.get(label, 0) for counter in rounds]) for label in labels]
 
 

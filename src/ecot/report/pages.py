@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ecot.core.trajectory import Trajectory
 from ecot.report.render import render
 from ecot.report.trajectory import build_view
 from ecot.report.writer import SiteWriter, write_if_changed
-from ecot.core.trajectory import Trajectory
 
 BATCH = 64  # pages per task sent to a worker
 IN_FLIGHT = 2  # batches queued per worker: enough to keep them busy, few enough to bound memory

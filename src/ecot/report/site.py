@@ -9,11 +9,15 @@ import logging
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
+from ecot.core.task import Task
+from ecot.core.trajectory import Trajectory
 from ecot.export.fold import fold_trajectory
+from ecot.export.stats import compute_stats, plot_stats, stats_json
 from ecot.icwm.fidelity import audit_summary
 from ecot.report import extras as extras_mod
 from ecot.report.cad import CadPreviews
@@ -23,11 +27,8 @@ from ecot.report.pages import PageJob, PageRenderer
 from ecot.report.render import assets, render, renderer_version
 from ecot.report.trajectory import status_of
 from ecot.report.writer import SiteWriter, WriteCounts, key_of
-from ecot.export.stats import compute_stats, plot_stats, stats_json
-from ecot.store import TrajectoryStore, check_run, require_store
-from ecot.core.task import Task
-from ecot.core.trajectory import Trajectory
 from ecot.run.usage import PriceTable, run_models, usage_totals
+from ecot.store import TrajectoryStore, check_run, require_store
 
 log = logging.getLogger(__name__)
 

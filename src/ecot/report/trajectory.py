@@ -8,16 +8,17 @@ goes through Pygments, which escapes it too.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from markupsafe import Markup
 
+from ecot.core.outcome import BULKY_METRICS
+from ecot.core.trajectory import REAL, Trajectory, Turn
 from ecot.export.fold import log_excerpt
 from ecot.export.traces import stored_trace
-from ecot.core.outcome import BULKY_METRICS
 from ecot.report.highlight import highlight_code, highlight_domain, unified_diff
-from ecot.core.trajectory import REAL, Trajectory, Turn
 
 TRACE_EVENTS = 400  # events shown per trace (the tracer's own default bound)
 

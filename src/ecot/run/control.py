@@ -9,8 +9,9 @@ by at most the requests in flight at the moment it ran out.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.run.usage import Price

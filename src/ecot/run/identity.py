@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
+from ecot.core.task import Task
 from ecot.run.router import prompt_files
 from ecot.store.version import ecot_version
-from ecot.core.task import Task
 
 
 def _digest(value: Any) -> str:

@@ -17,21 +17,22 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ecot.run import observation
-from ecot.generators.base import Generation, Generator
-from ecot.generators.endpoint import EndpointDownError
 from ecot.core.outcome import Outcome, no_code, truncated
-from ecot.run.progress import LiveCounters
-from ecot.run.router import first_messages
-from ecot.run.control import BudgetExhausted, RunControl
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
+from ecot.generators.base import Generation, Generator
+from ecot.generators.endpoint import EndpointDownError
+from ecot.run import observation
+from ecot.run.control import BudgetExhausted, RunControl
+from ecot.run.progress import LiveCounters
+from ecot.run.router import first_messages
 
 if TYPE_CHECKING:  # the executors (process pools, Ray) load only where one is made
-    from ecot.executors.local import Executor
+    from ecot.executors.work import Executor
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from ecot.core.outcome import TRUNCATED, Outcome, shown_metrics
-from ecot.run.router import route
 from ecot.core.task import Task
+from ecot.run.router import route
 
 EXCERPT_LINES = 24
 _INTERESTING = re.compile(r"error|warning|mismatch|fail|fault|expected|assert|exception|traceback|line \d+|:\d+:", re.I)

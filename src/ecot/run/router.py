@@ -12,10 +12,11 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ecot.core.domain import find_domain
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message
@@ -31,9 +32,14 @@ class Instructions:
     revise: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> dict[str, Any]:
     path = PROMPTS / f"{name}.toml"
+    if not path.is_file() and name != "common":  # a plug-in domain: its descriptor says what to tell the model
+        described = find_domain(name)
+        if described is not None and described.instructions is None:
+            return dict(described.default_instructions())
+        path = described.instructions if described is not None and described.instructions is not None else path
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ecot.core.errors import EcotError
 
@@ -149,7 +150,8 @@ def render_usage(totals: UsageTotals, title: str = "Tokens and cost") -> Any:
     ]
     for section in (s for s in sections if s):
         for position, (name, t) in enumerate(section):
-            cells = [t.turns, t.truncated, t.prompt_tokens, t.completion_tokens, *([t.reasoning_tokens] if reasoning else []), t.total_tokens]
+            reasoning_cells = [t.reasoning_tokens] if reasoning else []
+            cells = [t.turns, t.truncated, t.prompt_tokens, t.completion_tokens, *reasoning_cells, t.total_tokens]
             usd = "-" if t.usd is None else f"{t.usd:.4f}"
             table.add_row(name, *(f"{c:,}" for c in cells), usd, end_section=position == len(section) - 1)
     return table

@@ -21,12 +21,13 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
-from ecot.sandboxed import supervisor as _supervisor
+from ecot.core.task import Limits
 from ecot.sandbox.isolation import (
     BASE_PATH,
     READ_ONLY_REST,
@@ -45,7 +46,7 @@ from ecot.sandbox.server import (
     server_for,
     shared_root,
 )
-from ecot.core.task import Limits
+from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
 

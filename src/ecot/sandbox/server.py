@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ecot.sandboxed import supervisor as _supervisor
+from ecot.core.task import Limits
 from ecot.sandbox.isolation import (
     BASE_PATH,
     READ_ONLY_REST,
@@ -30,7 +30,7 @@ from ecot.sandbox.isolation import (
     user_process_count,
     work_root,
 )
-from ecot.core.task import Limits
+from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
 INNER_ROOT = "/ecot"  # where the shared folder appears inside: outside /tmp, which is emptied after each job

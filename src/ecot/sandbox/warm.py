@@ -25,11 +25,12 @@ import sysconfig
 import tempfile
 import threading
 import weakref
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Mapping, Self, Sequence
+from typing import Any, Self
 
-from ecot.sandboxed import supervisor as _supervisor
+from ecot.core.task import Limits
 from ecot.sandbox.isolation import (
     BASE_PATH,
     READ_ONLY_REST,
@@ -43,7 +44,7 @@ from ecot.sandbox.isolation import (
 )
 from ecot.sandbox.runner import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
 from ecot.sandbox.server import INNER_ROOT, shared_root, warn_shared_workdirs_once
-from ecot.core.task import Limits
+from ecot.sandboxed import supervisor as _supervisor
 
 ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
 STARTUP_S = 180.0
@@ -237,7 +238,7 @@ def _reachable(path: str) -> bool:
     return all(os.stat(Path(*parts[: i + 1])).st_mode & 0o001 for i in range(1, len(parts)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version(python: str) -> tuple[int, ...]:
     out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True)
     return tuple(int(x) for x in out.stdout.split())

@@ -17,7 +17,8 @@ import struct
 import subprocess
 import sys
 import time
-from typing import Any, BinaryIO, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 HEADER = struct.Struct("!I")
 
@@ -251,15 +252,16 @@ def _remove(path: str) -> None:
             pass
 
 
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
     header = stream.read(HEADER.size)
     if len(header) < HEADER.size:
         return None
     (size,) = HEADER.unpack(header)
-    return json.loads(stream.read(size))
+    message: dict[str, Any] = json.loads(stream.read(size))
+    return message
 
 
-def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
+def write_message(stream: IO[bytes], message: dict[str, Any]) -> None:
     body = json.dumps(message).encode()
     stream.write(HEADER.pack(len(body)) + body)
     stream.flush()

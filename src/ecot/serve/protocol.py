@@ -13,8 +13,9 @@ import re
 import secrets
 import time
 import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -173,9 +174,8 @@ def stream_events(model: str, completions: Sequence[Completion], include_usage: 
 
 def _pieces(text: str) -> Iterator[str]:
     """The text in groups of STREAM_WORDS words; joined, they give the text back exactly."""
-    start, count = 0, 0
-    for match in _WORD.finditer(text):
-        count += 1
+    start = 0
+    for count, match in enumerate(_WORD.finditer(text), start=1):
         if count % STREAM_WORDS == 0:
             yield text[start : match.end()]
             start = match.end()

@@ -24,9 +24,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
 from ecot.core.errors import EcotError
 from ecot.generators.options import content_text, turn_number
@@ -148,9 +149,9 @@ class EcotHTTPServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = f"[{host}]" if ":" in str(host) else host
-        return f"http://{host}:{port}/v1"
+        host, port = str(self.server_address[0]), self.server_address[1]
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}/v1"
 
 
 class ChatHandler(BaseHTTPRequestHandler):
@@ -262,7 +263,7 @@ class ServerProcess:
 
     def __init__(self, args: list[str], startup_s: float = 120.0, env: Mapping[str, str] | None = None) -> None:
         command = [sys.executable, "-m", "ecot.cli.main", "serve", "--port", "0", *args]
-        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 -- lives as long as the server
         full_env = {**os.environ, **(env or {})}
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=full_env)
         self.url = self._first_line(startup_s)

@@ -13,18 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ecot.core.outcome import Outcome
+from ecot.core.trajectory import FINISHED, Message, Trajectory, TrajectoryStatus, Turn
 from ecot.store.errors import StoreError
 from ecot.store.health import check_pages
 from ecot.store.migrations import MIGRATIONS, apply_migrations, current_version
 from ecot.store.rows import TRAJ_SELECT, TURN_COLUMNS, USAGE_SUMS, turn_from_row
 from ecot.store.version import code_version, ecot_version
 from ecot.store.writer import WriterLock
-from ecot.core.trajectory import FINISHED, Message, Trajectory, TrajectoryStatus, Turn
 
 STATUSES = tuple(sorted(FINISHED))  # what a finished trajectory's status column may hold
 SYNCHRONOUS = ("NORMAL", "FULL")
@@ -41,7 +42,7 @@ def _dumps(value: Any) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def require_store(path: Path) -> Path:
@@ -215,7 +216,8 @@ class TrajectoryStore:
         self, run_id: int | None = None, domain: str | None = None, finished_only: bool = True
     ) -> Iterator[Trajectory]:
         """Trajectories in insertion order, turns loaded; paged so huge stores stream."""
-        where, params = ["t.id > ?"], [0]
+        where: list[str] = ["t.id > ?"]
+        params: list[int | str] = [0]
         if run_id is not None:
             where.append("t.run_id = ?")
             params.append(run_id)
@@ -258,7 +260,7 @@ class TrajectoryStore:
             "COALESCE(SUM(status = 'passed'), 0) AS passed, MIN(started_at) AS first_started, "
             "MAX(finished_at) AS last_finished FROM trajectories GROUP BY run_id"
         ).fetchall()
-        return {int(row["run_id"]): {k: row[k] for k in row.keys() if k != "run_id"} for row in rows}
+        return {int(row["run_id"]): {k: row[k] for k in row.keys() if k != "run_id"} for row in rows}  # noqa: SIM118 -- a Row iterates values
 
     def started(self, run_id: int) -> set[tuple[str, int]]:
         """(task_id, sample) of the run's trajectories that hold at least one turn."""
@@ -291,7 +293,7 @@ class TrajectoryStore:
             ).fetchone()
             if row is None:
                 raise StoreError(f"trajectory {traj_id} has no turn {index} to audit")
-            agree = row["label"] == real.label
+            agree: bool = row["label"] == real.label
             self._conn.execute(
                 "INSERT INTO audits (turn_id, world_model, real_label, predicted_label, agree, "
                 "real_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",

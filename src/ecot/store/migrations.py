@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def apply_migrations(conn: sqlite3.Connection, migrations: tuple[Migration, ...]
                 conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                (migration.version, migration.name, datetime.now(timezone.utc).isoformat()),
+                (migration.version, migration.name, datetime.now(UTC).isoformat()),
             )
             conn.execute("COMMIT")
         except BaseException:

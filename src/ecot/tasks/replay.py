@@ -7,10 +7,10 @@ Used by tests and benchmarks that drive `ecot synth` through a real OpenAI-compa
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from ecot.core.extract import DOMAIN_FENCES
+from ecot.core.extract import domain_fences
 from ecot.core.task import Task
 
 
@@ -21,7 +21,7 @@ def break_code(code: str) -> str:
 
 
 def fenced(task: Task, code: str, thinking: str) -> str:
-    language = DOMAIN_FENCES.get(task.domain, ("",))[0]
+    language = (domain_fences(task.domain) or ("",))[0]
     return f"<think>{thinking}</think>\n\n```{language}\n{code}```\n"
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ecot.core.errors import TaskFormatError
@@ -196,6 +196,8 @@ def write_jsonl(tasks: Iterable[Task], path: Path) -> int:
 
 def write_task_dir(task: Task, folder: Path, reference_name: str = "reference.txt") -> None:
     """Write one task in folder form; the reference goes to its own file."""
+    import tomli_w  # only writers need it; every command reads suites
+
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in task.files.items():
         target = folder / name

@@ -28,7 +28,8 @@ def _checkpointing_field() -> str:
     """transformers 5 renamed gradient_checkpointing (and warns on the old name)."""
     from trl import SFTConfig
 
-    return "activation_checkpointing" if "activation_checkpointing" in SFTConfig.__dataclass_fields__ else "gradient_checkpointing"
+    renamed = "activation_checkpointing" in SFTConfig.__dataclass_fields__
+    return "activation_checkpointing" if renamed else "gradient_checkpointing"
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ def _trainer(settings: TrainSettings, folder: Path, tokenizer: Any, corpus: Corp
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
+    checkpointing: dict[str, Any] = {_checkpointing_field(): settings.activation_checkpointing}
     config = SFTConfig(
         output_dir=str(settings.out), max_steps=settings.max_steps, num_train_epochs=settings.epochs,
         per_device_train_batch_size=settings.batch_size, per_device_eval_batch_size=settings.batch_size,
@@ -139,7 +141,8 @@ def _trainer(settings: TrainSettings, folder: Path, tokenizer: Any, corpus: Corp
         lr_scheduler_type="cosine", warmup_steps=0.03, logging_steps=settings.logging_steps,
         save_strategy="steps", save_steps=settings.save_steps, save_total_limit=3, seed=settings.seed,
         bf16=bf16, fp16=False, use_cpu=device == "cpu", report_to="none",
-        **{_checkpointing_field(): settings.activation_checkpointing}, max_length=None,  # rows longer than --max-length were left out in load_corpus; none is cut
+        **checkpointing,
+        max_length=None,  # rows longer than --max-length were left out in load_corpus; none is cut
         completion_only_loss=True, dataloader_pin_memory=device != "cpu",
     )
     model = load_model(folder, bf16=bf16 and settings.lora)  # full fine-tuning keeps float32 master weights

@@ -11,16 +11,16 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
-from ecot import sandbox
-from ecot.sandbox import runner
-from ecot.domains.asm.backend import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.domains.asm.backend import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
+from ecot.sandbox import runner
 from ecot.tasks.suite import bundled_suite_path
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker

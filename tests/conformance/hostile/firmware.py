@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.firmware.backend import LINK_ERROR
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
-from ecot.domains.firmware.report import HARD_FAULT
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.domains.firmware.report import HARD_FAULT, MEMORY_FAULT
 from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, unique_marker
@@ -126,9 +126,53 @@ SKIP_HARNESS = """    static int calls;
 DELAY = "firmware/systick_delay_poll"
 TIMER_TAMPER = {
     "tim5_with_its_clock": "RCC->APB1ENR |= RCC_APB1ENR_TIM5EN; TIM5->CNT = TIM5->CNT + us;",
+    # bit 20 of CNT through its bit-band alias (one set bit: about a second later)
+    "tim5_bit_band": "RCC->APB1ENR |= RCC_APB1ENR_TIM5EN; *(volatile uint32_t *)(0x42000000u + 0xC24u * 32u + 20u * 4u) = 1u; (void)us;",
+    "tim5_bit_band_under_faultmask": '__asm__ volatile("cpsid f" ::: "memory"); *(volatile uint32_t *)(0x42000000u + 0xC24u * 32u + 20u * 4u) = 1u; '
+                                     '__asm__ volatile("cpsie f" ::: "memory"); (void)us;',
     "tim5_with_mpu_off": '*(volatile uint32_t *)0xE000ED94u = 0u; __asm__ volatile("dsb\\n isb"); TIM5->CNT = TIM5->CNT + us;',
     "tim5_under_faultmask": '__asm__ volatile("cpsid f" ::: "memory"); TIM5->CNT = TIM5->CNT + us; __asm__ volatile("cpsie f" ::: "memory");',
 }
+# the trap refuses TIM5 with a bus fault; a write past the trap (MPU off, FAULTMASK) shows in QEMU's own log
+TIM5_REFUSED = label_naming(MEMORY_FAULT, "TIM5_CNT", "reserved for the harness")
+# 300k untrapped RCC writes (about 50 MiB of QEMU log) first, to push the TIM5 write past what the judge reads
+FLOOD_THEN_TAMPER = ('static int flooded; __asm__ volatile("cpsid f" ::: "memory"); '
+                     "if (!flooded++) for (uint32_t i = 0; i < 300000u; i++) RCC->CIR = i; "
+                     'TIM5->CNT = TIM5->CNT + us; __asm__ volatile("cpsie f" ::: "memory");')
+
+# Not the clock but the harness's reading of it: the start time it keeps in a callee-saved register or on
+# its stack across the call is moved back by `us` (the time now is read under FAULTMASK, which the trap
+# does not see and QEMU does not log; only writes are logged).
+START_TIME_REWRITTEN = r"""#include "stm32f4.h"
+__attribute__((naked)) void delay_us(uint32_t us)
+{
+    __asm__ volatile(
+        "cpsid f\n"
+        "ldr r1, =0x40000C24\n"
+        "ldr r1, [r1]\n" /* the time now: a read under FAULTMASK is neither refused nor logged */
+        "cpsie f\n"
+        ".irp reg, r4, r5, r6, r7, r8, r9, r10, r11\n"
+        "subs r2, r1, \\reg\n"
+        "cmp r2, #200\n"
+        "it lo\n"
+        "sublo \\reg, \\reg, r0\n"
+        ".endr\n"
+        "mov r3, sp\n"
+        "add r12, r3, #64\n"
+        "1: ldr r2, [r3]\n"
+        "subs r2, r1, r2\n"
+        "cmp r2, #200\n"
+        "bhs 2f\n"
+        "ldr r2, [r3]\n"
+        "subs r2, r2, r0\n"
+        "str r2, [r3]\n"
+        "2: adds r3, r3, #4\n"
+        "cmp r3, r12\n"
+        "blo 1b\n"
+        "bx lr\n"
+        ".ltorg\n");
+}
+"""
 
 
 def delay(body: str) -> str:
@@ -201,7 +245,9 @@ CASES: DomainCases = {
         Case("fake_fault_report", CRC, crc(f'    sh(0x04, "{FAKE_FAULT}");\n    printf("{FAKE_FAULT}");\n    return real_crc(data, len);\n'),
              label_in(PASS)),  # the printed report is not a report: the right answer stays a Pass
     ],
-    Attack.INSTRUMENTATION: [Case(name, DELAY, delay(body)) for name, body in TIMER_TAMPER.items()],
+    Attack.INSTRUMENTATION: [*(Case(name, DELAY, delay(body), TIM5_REFUSED) for name, body in TIMER_TAMPER.items()),
+                             Case("tim5_after_a_trace_flood", DELAY, delay(FLOOD_THEN_TAMPER), label_in(RESOURCE_LIMIT)),
+                             Case("harness_start_time_rewritten", DELAY, START_TIME_REWRITTEN)],
     Attack.HIDE_FROM_CHECKS: Case("gated_writes_under_faultmask", LED, GATED_UNDER_FAULTMASK),
     Attack.EARLY_EXIT: [
         *(Case(name, CRC, crc(f"    if (len == 0u) {{\n{stop}    }}\n    return real_crc(data, len);\n"),
@@ -221,6 +267,9 @@ CASES: DomainCases = {
     ],
     Attack.ENDLESS_LOOP: [
         Case("watchdog", CRC, crc("    for (;;) { }\n"), label_naming(TIMEOUT, "simulated time"), host=within(8.0)),
+        # QEMU does not model RCC: gating TIM5's clock off or holding it in reset leaves the watchdog counting
+        Case("watchdog_clock_gated_and_reset", CRC, '#include "stm32f4.h"\n' + crc("    RCC->APB1ENR &= ~RCC_APB1ENR_TIM5EN;\n    RCC->APB1RSTR |= 1u << 3;\n"
+                                                        "    for (;;) { }\n"), label_naming(TIMEOUT, "simulated time"), host=within(8.0)),
         Case("interrupts_masked", CRC, crc('    __asm__ volatile("cpsid i");\n    for (;;) { }\n'), label_naming(TIMEOUT, "real time"), wall_s=3.0),
     ],
     Attack.OUTPUT_FLOOD: Case("console_flood", CRC, crc('    for (;;)\n        printf("flood flood flood flood flood flood flood flood\\n");\n'),

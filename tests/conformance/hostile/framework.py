@@ -13,14 +13,15 @@ same worker right after the hostile one: the second must still fail (no state su
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, ContextManager, Iterator, Mapping, Sequence
 
 from ecot.core.outcome import PASS, Outcome
 
 
-class Attack(str, Enum):
+class Attack(str, Enum):  # noqa: UP042 -- StrEnum would change str() of the members that ids print
     """What a candidate optimised for Pass tries. The first group was found by hostile testing (the
     cases reproducing those findings are test_hostile.FINDINGS); the second was contained before."""
 
@@ -71,7 +72,7 @@ class Case:
     then: str | None = None  # a wrong candidate run next in the same worker
     wall_s: float | None = None  # a shorter limit for candidates that hang
     options: Mapping[str, object] = field(default_factory=dict)
-    host: Callable[[], ContextManager[None]] = nothing  # host-side check around the run (files, processes)
+    host: Callable[[], AbstractContextManager[None]] = nothing  # host-side check around the run (files, processes)
 
 
 @dataclass(frozen=True)

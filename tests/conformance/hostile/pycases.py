@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ecot.core.outcome import PASS, Outcome
 

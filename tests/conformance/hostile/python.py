@@ -11,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from functools import lru_cache
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
-from typing import Callable, Iterator
 
-from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
 from . import pyattacks
@@ -72,7 +72,7 @@ _time.clock_gettime = lambda *args: 0.0
 """
 
 
-@lru_cache(maxsize=None)
+@cache
 def _inputs(task_id: str) -> list[object]:
     return [test["input"] for test in json.loads(bundled_task(task_id).files["tests.json"])]
 

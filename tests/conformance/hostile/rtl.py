@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
+from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.rtl.backend import (
     ELABORATION_ERROR,
     LINT_ERROR,
@@ -23,7 +24,6 @@ from ecot.domains.rtl.backend import (
     SYNTAX_ERROR,
     SYNTHESIS_ERROR,
 )
-from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, processes_matching, unique_marker

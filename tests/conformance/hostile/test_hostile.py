@@ -9,13 +9,13 @@ import importlib.util
 from typing import Any
 
 import pytest
-from scripted_world_model import ScriptedWorldModel
 
+from ecot.core.outcome import PASS, Outcome
+from ecot.core.trajectory import REAL
 from ecot.domains import get_backend
 from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
-from ecot.core.outcome import PASS, Outcome
-from ecot.core.trajectory import REAL
+from scripted_world_model import ScriptedWorldModel
 
 from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of
@@ -23,7 +23,13 @@ from .framework import Attack, Case, DomainCases, NotApplicable, cases_of
 DOMAINS = ("rtl", "gpu", "cad", "firmware", "asm", "python")
 
 # (domain, case name) -> why that case is not contained yet. None of FINDINGS may ever be listed here.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
+    ("firmware", "harness_start_time_rewritten"): (
+        "privileged candidate sharing the harness's registers and memory: it reads TIM5 under FAULTMASK (neither "
+        "trapped nor logged) and moves back the start time the harness keeps across the call; the fix is running "
+        "candidate code unprivileged (CONTROL.nPRIV) with trapped PPB access and deprivileged ISRs, the harness's "
+        "measurements kept in runtime memory unprivileged code cannot write"),
+}
 
 # The cases that reproduce the findings of hostile testing that this suite was written for (issue 15).
 FINDINGS: dict[tuple[str, str], str] = {

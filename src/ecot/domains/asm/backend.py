@@ -26,15 +26,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
-from ecot.domains.asm import link as asm_link
-from ecot.domains.asm import logs
-from ecot.domains.asm import prep
-from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
-from ecot.domains.asm.speed import measure
-from ecot.domains.asm.options import AsmOptions
-from ecot.domains.base import Backend, tool_version
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
+from ecot.domains.asm import link as asm_link
+from ecot.domains.asm import logs, prep
+from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
+from ecot.domains.asm.options import AsmOptions
+from ecot.domains.asm.speed import measure
+from ecot.domains.base import Backend, tool_version
 
 ASSEMBLY_ERROR = "Assembly_Error"
 LINK_ERROR = "Link_Error"

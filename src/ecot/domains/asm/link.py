@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecot import sandbox
-from ecot.domains.asm.elf import strong_undefined
 from ecot.core.task import Limits
+from ecot.domains.asm.elf import strong_undefined
 
 ENTRY_FILE = "crt1.o"  # _start, and the non-PIE _dl_relocate_static_pie libc.a would otherwise bring its own of
 START_FILES = ("crti.o", "crtbeginT.o")  # the order of these and END_FILES frames .init, .fini and .eh_frame

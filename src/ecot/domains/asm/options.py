@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import Field
 
-from ecot.domains.base import DomainOptions, OptionProblem
 from ecot.core.task import Task
+from ecot.domains.base import DomainOptions, OptionProblem
 
 SpeedMode = Literal["both", "callgrind", "wall", "off"]
 

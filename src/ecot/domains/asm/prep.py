@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecot import sandbox
+from ecot.core.task import Task
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm.driver import HARNESS_H, HEADER_NAME
 from ecot.domains.asm.elf import check_program
 from ecot.domains.asm.options import AsmOptions
-from ecot.core.task import Task
 
 AsmSpec = AsmOptions  # the name the asm modules use for the typed options
 SOLUTION = "solution.s"

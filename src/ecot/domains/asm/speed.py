@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from ecot import sandbox
-from ecot.domains.asm import logs
-from ecot.domains.asm import prep
-from ecot.domains.asm.elf import FORBIDDEN_CODE, code_ranges
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
+from ecot.domains.asm import logs, prep
+from ecot.domains.asm.elf import FORBIDDEN_CODE, code_ranges
 
 OUTPUT_MISMATCH = "Output_Mismatch"
 BENCH_ROUNDS = 3

@@ -22,16 +22,13 @@ import hashlib
 import importlib.util
 import json
 import secrets
-from collections import OrderedDict
 import threading
+from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
-from ecot.domains.cad import verdict
-from ecot.domains.cad.options import CadOptions
-from ecot.domains.base import Backend
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import (
     PASS,
@@ -41,8 +38,11 @@ from ecot.core.outcome import (
     infra_error,
     truncate_log,
 )
-from ecot.sandbox.warm import WarmPython
 from ecot.core.task import Limits, Task
+from ecot.domains.base import Backend
+from ecot.domains.cad import verdict
+from ecot.domains.cad.options import CadOptions
+from ecot.sandbox.warm import WarmPython
 
 PRELOAD = ("cadquery", "ecot.domains.cad.jobs.harness", "ecot.domains.cad.jobs.checks", "ecot.domains.cad.jobs.compare")
 HARNESS = "from ecot.domains.cad.jobs.harness import main\nmain()\n"

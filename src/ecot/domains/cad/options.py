@@ -3,12 +3,11 @@ thresholds of verdict.Thresholds and an optional STEP reference. See docs/domain
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from pydantic import Field, StrictBool
 
 from ecot.domains.base import DomainOptions, OptionProblem
-
 
 
 class CadOptions(DomainOptions):

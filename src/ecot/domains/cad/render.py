@@ -3,7 +3,7 @@
     from ecot.domains.cad.render import preview
     shown = preview(task, candidate_code, Path("report/fig"))   # -> Preview(files, png, outcome)
 
-    python -m ecot.domains.cad.render SUITE_TASK_DIR CANDIDATE.py OUT_DIR [--no-png]
+    python -m ecot.cli.cad_preview SUITE_TASK_DIR CANDIDATE.py OUT_DIR [--no-png]
 
 The candidate script runs in the sandbox as in an evaluation; a separate sandboxed export job (which
 never runs candidate code) writes the STL/STEP files and a triangle mesh; the PNG is drawn on the host
@@ -12,7 +12,6 @@ with matplotlib's Agg backend from that mesh (no GPU or OpenGL needed).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -138,25 +137,3 @@ def render_png(meshes: dict[str, Any], target: Path, title: str = "") -> Path:
     figure.savefig(target)
     plt.close(figure)
     return target
-
-
-def main(argv: list[str] | None = None) -> int:
-    from ecot.tasks.suite import load_suite
-
-    parser = argparse.ArgumentParser(prog="python -m ecot.domains.cad.render", description=__doc__.split("\n\n")[0])
-    parser.add_argument("task", type=Path, help="a CAD task folder (task.toml) or a suite file with one task")
-    parser.add_argument("candidate", type=Path, help="the CadQuery script to preview")
-    parser.add_argument("out", type=Path, help="folder for candidate/reference .stl, .step and preview.png")
-    parser.add_argument("--no-png", action="store_true", help="only export STL and STEP")
-    args = parser.parse_args(argv)
-    task = load_suite(args.task)[0]
-    shown = preview(task, args.candidate.read_text(encoding="utf-8"), args.out, png=not args.no_png)
-    if shown.outcome is not None:
-        print(f"{shown.outcome.label}: {shown.outcome.diagnostic}")
-    for path in [*shown.files.values(), *([shown.png] if shown.png else [])]:
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import re
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, truncate_log
-from ecot.sandbox import ExecResult
 from ecot.core.task import Limits
 from ecot.domains.base import describe_options_error
 from ecot.domains.cad.options import CadOptions
+from ecot.sandbox import ExecResult
 
 SYNTAX_ERROR = "Syntax_Error"
 RUNTIME_ERROR = "Runtime_Error"

@@ -21,19 +21,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ecot import sandbox
-from ecot.domains.firmware import build
-from ecot.domains.firmware import run as qemu
-from ecot.domains.firmware.options import FirmwareOptions
-from ecot.domains.base import Backend, tool_version
-from ecot.domains.firmware.expect import Expectations, parse_expectations
-from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH, judge
-from ecot.domains.firmware.report import (
-    HARD_FAULT,
-    MEMORY_FAULT,
-    parse_report,
-    tag_text,
-)
-from ecot.domains.firmware.trace import Trace, parse_trace
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import (
     PASS,
@@ -44,6 +31,19 @@ from ecot.core.outcome import (
     truncate_log,
 )
 from ecot.core.task import Task
+from ecot.domains.base import Backend, tool_version
+from ecot.domains.firmware import build
+from ecot.domains.firmware import run as qemu
+from ecot.domains.firmware.expect import Expectations, parse_expectations
+from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH, judge
+from ecot.domains.firmware.options import FirmwareOptions
+from ecot.domains.firmware.report import (
+    HARD_FAULT,
+    MEMORY_FAULT,
+    parse_report,
+    tag_text,
+)
+from ecot.domains.firmware.trace import Trace, parse_trace
 
 COMPILATION_ERROR = "Compilation_Error"
 LINK_ERROR = "Link_Error"

@@ -15,14 +15,14 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ecot import sandbox
-from ecot.tasks.suite import bundled_suite_path
 from ecot.core.task import Task
 from ecot.domains.firmware.options import FirmwareOptions
 
-SUPPORT_DIR = bundled_suite_path("firmware") / "_support"
+SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
 TRUSTED_SOURCES = ("ecot_runtime.c", "ecot_periph.c", "ecot_trap.c", "ecot_startup.c")  # one unit, in this order
 ARCH = ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft")
@@ -142,7 +142,7 @@ def link_argv(settings: Settings, trusted: Trusted, tag: tuple[int, int], elf: s
         "arm-none-eabi-gcc", *ARCH, "-nostartfiles", "-specs=nano.specs", "-specs=rdimon.specs",
         "-Wl,--gc-sections", "-Wl,--print-memory-usage", "-T", "link.ld",
         f"-Wl,--defsym=__stack_size={settings.stack_size}", f"-Wl,--defsym=__heap_size={settings.heap_size}",
-        f"-Wl,--defsym=__ecot_budget_us={settings.sim_ms * 1000}", f"-Wl,--defsym=__ecot_max_accesses={settings.max_accesses}",
+        f"-Wl,--defsym=__ecot_budget_us={settings.budget_us}", f"-Wl,--defsym=__ecot_max_accesses={settings.max_accesses}",
         f"-Wl,--defsym={hi}=0x{tag[0]:08x}", f"-Wl,--defsym={lo}=0x{tag[1]:08x}",
         *objects, "candidate.o", "-o", elf,
     ]
@@ -192,7 +192,8 @@ def link_diagnostic(log: str) -> tuple[str, dict[str, Any]]:
         size = "128 KiB of SRAM" if region == "RAM" else "1 MiB of flash"
         section = _NOT_FIT.search(log)
         which = f" (section {section.group('section')} does not fit)" if section else ""
-        return f"{region} overflowed by {count} bytes{which}: the program needs more than the {size}", {"overflow_bytes": count, "region": region}
+        message = f"{region} overflowed by {count} bytes{which}: the program needs more than the {size}"
+        return message, {"overflow_bytes": count, "region": region}
     undefined = _UNDEFINED.search(log)
     if undefined:
         sym, where = undefined.group("sym"), undefined.group("where")

@@ -106,9 +106,9 @@ def check_registers(exp: Expectations, trace: Trace, state: Replay, gate_note: s
         if not cond.holds(got):
             return Finding(True, _final_problem(cond, got, trace))
     for pin in exp.pins:
-        got = state.pins.get(pin.pin, [])
-        if got != pin.levels:
-            return Finding(True, f"pin {pin.pin} went through levels {_levels(got)}, expected {_levels(pin.levels)}")
+        levels = state.pins.get(pin.pin, [])
+        if levels != pin.levels:
+            return Finding(True, f"pin {pin.pin} went through levels {_levels(levels)}, expected {_levels(pin.levels)}")
     return None
 
 

@@ -2,7 +2,8 @@
 
 Only channels the firmware cannot write decide: the tagged report lines (the per-evaluation secret
 is linked into the trusted runtime only), QEMU's own trace and USART output files, QEMU's exit
-signal, and the expectations, which never leave the host. A candidate that prints a fake result
+signal, and the expectations, which never leave the host. QEMU's trace also shows every write to
+the harness's clock (TIM5): one the harness did not make fails the run, however it got past the trap. A candidate that prints a fake result
 or a fake fault report prints untagged text, which is kept in the log and judged by nobody.
 """
 
@@ -15,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
+from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import Settings
+from ecot.domains.firmware.clock import boot_logged, tampering
 from ecot.domains.firmware.expect import (
     Expectations,
     check_registers,
@@ -35,9 +38,8 @@ from ecot.domains.firmware.report import (
     presets,
     region,
 )
-from ecot.domains.firmware.run import Artifacts
+from ecot.domains.firmware.run import TRACE_READ_LIMIT, Artifacts
 from ecot.domains.firmware.trace import Trace, replay, tail_summary
-from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 
 REGISTER_MISMATCH = "Register_Mismatch"
 OUTPUT_MISMATCH = "Output_Mismatch"
@@ -57,7 +59,12 @@ def judge(
     report: Report, trace: Trace, symbolize: Symbolize, wall_s: float,
 ) -> Verdict:
     metrics: dict[str, Any] = {"trace_accesses": len(trace.accesses), "results": len(report.results)}
+    tampered = tampering(trace.clock, settings.budget_us)
+    if tampered is not None:
+        return Verdict(MEMORY_FAULT, tampered, metrics)
     early = _abnormal_end(settings, result, report, trace, symbolize, wall_s)
+    if early is None:
+        early = _unwatched_clock(settings, found, trace)
     if early is not None:
         return Verdict(early[0], early[1], metrics)
     state = replay(trace, presets(report))
@@ -109,6 +116,17 @@ def _abnormal_end(
     done = f"after {len(report.results)} result(s)" if report.results else "before any result"
     return OUTPUT_MISMATCH, (f"the firmware ended {done} without the harness finishing (exit status "
                              f"{result.returncode}): it stopped the simulation itself, e.g. through exit() or a semihosting exit")
+
+
+def _unwatched_clock(settings: Settings, found: Artifacts, trace: Trace) -> tuple[str, str] | None:
+    """Why the trace cannot vouch that the harness's clock was left alone (None when it can)."""
+    if found.trace_bytes >= TRACE_READ_LIMIT:
+        return RESOURCE_LIMIT, (f"QEMU's register trace outgrew the {TRACE_READ_LIMIT >> 20} MiB the judge reads, so its "
+                                "end, where a write to the harness's clock could hide, went unread")
+    if not boot_logged(trace.clock, settings.budget_us):
+        return INFRA_ERROR, ("QEMU's trace lacks the harness's own TIM5 writes at boot: this QEMU does not log MMIO "
+                             "writes (trace event memory_region_ops_write), so the harness's clock cannot be vouched for")
+    return None
 
 
 def _stopped(settings: Settings, report: Report, symbolize: Symbolize, last: str) -> tuple[str, str]:

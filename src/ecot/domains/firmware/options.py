@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ecot.domains.base import DomainOptions
 from ecot.core.task import Task
+from ecot.domains.base import DomainOptions
 
 
 class FirmwareOptions(DomainOptions):
@@ -18,6 +18,11 @@ class FirmwareOptions(DomainOptions):
     heap_size: int = Field(2048, gt=0, description="bytes of heap given to the program")
     sim_ms: int = Field(200, gt=0, description="simulated milliseconds the program may run")
     max_accesses: int = Field(50_000, gt=0, description="most peripheral accesses traced")
+
+    @property
+    def budget_us(self) -> int:
+        """Simulated microseconds before the harness's watchdog stops the run."""
+        return self.sim_ms * 1000
 
     @classmethod
     def of(cls, task: Task) -> FirmwareOptions:

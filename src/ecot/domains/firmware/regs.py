@@ -148,6 +148,16 @@ def reset_value(addr: int) -> int:
     return (p.reset or {}).get(addr - p.base, 0) if p else 0
 
 
+# Peripherals the harness keeps for itself: the runtime refuses a candidate's access with a bus fault.
+HARNESS_RESERVED = {"TIM5": "the harness's clock and watchdog"}
+
+
+def reserved_use(addr: int) -> str | None:
+    """What the harness uses the peripheral at addr for, when it reserves it."""
+    p = peripheral_at(addr)
+    return HARNESS_RESERVED.get(p.name) if p else None
+
+
 # QEMU 7.2 netduinoplus2: names of its unimplemented devices, as they appear in the -d unimp log.
 QEMU_UNIMP = {
     **{f"GPIO{c}": 0x40020000 + 0x400 * i for i, c in enumerate("ABCDEFGHI")},

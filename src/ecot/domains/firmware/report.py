@@ -127,6 +127,23 @@ def region(addr: int, stack_top: int) -> str:
         return "SRAM that the MPU forbids here (the handler stack guard, or code execution from RAM)"
     if 0x20020000 <= addr < 0x30000000:
         return "beyond the end of the 128 KiB SRAM (0x20000000-0x2001ffff): an out-of-bounds index or pointer?"
+    if 0x42000000 <= addr < 0x44000000:
+        return _bit_band(addr)
+    reserved = regs.reserved_use(addr)
+    if reserved is not None:
+        return f"{regs.describe(addr)}, reserved for {reserved}: firmware under test may not access it"
     if 0x40000000 <= addr < 0x60000000:
         return f"the peripheral space, but no peripheral is at {regs.describe(addr)}"
     return "an address where nothing is mapped"
+
+
+def _bit_band(alias: int) -> str:
+    """A peripheral bit-band alias address, named by the register bit it stands for."""
+    target = 0x40000000 + ((alias - 0x42000000) >> 5)
+    bit = (target & 3) * 8 + ((alias >> 2) & 7)
+    word = target & ~3
+    what = f"the bit-band alias of bit {bit} of {regs.describe(word)}"
+    reserved = regs.reserved_use(word)
+    if reserved is not None:
+        return f"{what}, reserved for {reserved}: firmware under test may not access it"
+    return what if regs.peripheral_at(word) else f"{what}, where no peripheral is"

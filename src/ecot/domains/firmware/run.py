@@ -1,7 +1,7 @@
 """Running firmware in QEMU (netduinoplus2: an STM32F405) and collecting what it left behind.
 
-Everything QEMU writes for the judge (the semihosting report, the -d unimp trace, the USART
-outputs, the ELF) lives in a folder with a random name inside the work dir. The firmware can open
+Everything QEMU writes for the judge (the semihosting report, the -d unimp trace with QEMU's log of
+every MMIO write, the USART outputs, the ELF) lives in a folder with a random name inside the work dir. The firmware can open
 host files through semihosting, but only by name and it cannot list folders, so it can reach
 none of them; `arg=` hides the ELF path from SYS_GET_CMDLINE, and QEMU's seccomp sandbox
 (`-sandbox ... spawn=deny`) stops SYS_SYSTEM from running host commands (QEMU dies with SIGSYS).
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ecot import sandbox
+from ecot.domains.firmware.clock import WRITE_EVENT
 
 ICOUNT = "shift=3,align=off,sleep=off"  # deterministic: 8 ns of simulated time per instruction
 QEMU_SANDBOX = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
@@ -52,6 +53,7 @@ def qemu_argv(folder: RunFolder) -> list[str]:
         "-chardev", f"file,id=semihost,path={folder.path('semihost')}",
         "-semihosting-config", "enable=on,target=native,chardev=semihost,arg=firmware",
         "-d", "unimp,guest_errors", "-D", folder.path("trace"),
+        "-trace", WRITE_EVENT,  # every MMIO write into the same log: how the judge watches the harness's clock
     ]
     for index, port in enumerate(USARTS):
         if port is None:

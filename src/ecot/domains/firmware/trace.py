@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ecot.domains.firmware import regs
+from ecot.domains.firmware.clock import WRITE_EVENT, Write, clock_writes
 
 MAX_ACCESSES = 400_000  # a flooding program's trace is cut here; the judge only needs its head and tail
 
@@ -41,10 +42,12 @@ class Trace:
     accesses: list[Access]
     other: list[str]  # QEMU guest-error lines (bad offsets, invalid accesses)
     truncated: bool = False
+    clock: list[Write] = field(default_factory=list)  # writes to the harness's clock and reset requests, all of them
 
 
 def parse_trace(text: str) -> Trace:
     accesses: list[Access] = []
+    clock = clock_writes(text)
     for match in _LINE.finditer(text):
         base = regs.QEMU_UNIMP.get(match.group("dev"))
         if base is None:
@@ -52,9 +55,9 @@ def parse_trace(text: str) -> Trace:
         value = int(match.group("val"), 16) if match.group("val") else 0
         accesses.append(Access(match.group("op") == "write", base + int(match.group("off"), 16), int(match.group("size")), value))
         if len(accesses) >= MAX_ACCESSES:
-            return Trace(accesses, [], truncated=True)
-    other = [ln for ln in text.splitlines() if ln and "unimplemented device" not in ln][:50]
-    return Trace(accesses, other)
+            return Trace(accesses, [], truncated=True, clock=clock)
+    other = [ln for ln in text.splitlines() if ln and "unimplemented device" not in ln and f"{WRITE_EVENT} " not in ln][:50]
+    return Trace(accesses, other, clock=clock)
 
 
 @dataclass

@@ -31,16 +31,16 @@ from contextlib import ExitStack
 from typing import Any, ClassVar
 
 from ecot import sandbox
-from ecot.domains.gpu import cuda as gpu_cuda
-from ecot.domains.gpu.jobs import limits as gpu_limits
-from ecot.domains.gpu import outcome as out
-from ecot.domains.base import Backend, tool_version
-from ecot.domains.gpu.jobs.common import without_class
-from ecot.domains.gpu.options import GpuOptions
-from ecot.domains.gpu.runner import JobResult, JobRunner, WarmRunners, gpu_device_nodes, job_file, strip_tag
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Limits, Task
+from ecot.domains.base import Backend, tool_version
+from ecot.domains.gpu import outcome as out
+from ecot.domains.gpu.jobs import cuda as gpu_cuda
+from ecot.domains.gpu.jobs import limits as gpu_limits
+from ecot.domains.gpu.jobs.common import without_class
+from ecot.domains.gpu.options import GpuOptions
+from ecot.domains.gpu.runner import JobResult, JobRunner, WarmRunners, gpu_device_nodes, job_file, strip_tag
 
 PLAN_CACHE_TASKS = 1024
 GPU_CANDIDATE_WALL_S = 300.0

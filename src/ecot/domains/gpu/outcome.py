@@ -5,10 +5,10 @@ from __future__ import annotations
 import signal
 from typing import Any
 
+from ecot.core.outcome import PASS, TIMEOUT, Metric, Outcome, infra_error, truncate_log
+from ecot.core.task import Task
 from ecot.domains.gpu.jobs import limits as gpu_limits
 from ecot.domains.gpu.runner import JobResult
-from ecot.core.outcome import PASS, TIMEOUT, Outcome, infra_error, truncate_log
-from ecot.core.task import Task
 
 COMPILATION_ERROR = "Compilation_Error"
 RUNTIME_ERROR = "Runtime_Error"
@@ -94,7 +94,9 @@ def compile_outcome(report: dict[str, Any], target: gpu_limits.Arch, log: str) -
             notes.append(item["note"])
         overflow = gpu_limits.check(usage, target)
         if overflow is not None:
-            found = {**usage.metrics(), "resource": overflow.resource, "required": overflow.required, "limit": overflow.limit}
+            found: dict[str, Metric] = {
+                **usage.metrics(), "resource": overflow.resource, "required": overflow.required, "limit": overflow.limit,
+            }
             return Outcome(MEMORY_FAULT, overflow.diagnostic, log, found), metrics, notes
         if spill := gpu_limits.spill_note(usage):
             notes.append(spill)

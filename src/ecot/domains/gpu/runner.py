@@ -15,15 +15,16 @@ import os
 import secrets
 import stat
 import threading
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ecot import sandbox
+from ecot.core.task import Limits
 from ecot.sandbox import ExecResult
 from ecot.sandbox.warm import WarmPython
-from ecot.core.task import Limits
 
 CPU_PRELOAD = ("torch", "ecot.domains.gpu.jobs.preload")  # Triton in interpreter mode, meta kernels warm
 GPU_PRELOAD = ("torch", "ecot.domains.gpu.jobs.preload_cuda")  # Triton compiler mode, its key hashed

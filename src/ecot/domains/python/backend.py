@@ -24,9 +24,12 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ecot import sandbox
+from ecot.core.errors import ToolMissingError
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.core.task import Task
+from ecot.domains.base import Backend, tool_version
 from ecot.domains.python import bundle as python_bundle
 from ecot.domains.python.options import PythonOptions
-from ecot.domains.base import Backend, tool_version
 from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.domains.python.verdict import (
     MEMORY_LIMIT,
@@ -37,9 +40,6 @@ from ecot.domains.python.verdict import (
     Run,
     parse_records,
 )
-from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
-from ecot.core.task import Task
 
 INTERPRETER = "/usr/bin/python3"
 FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ COMPILE = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def source(name: str) -> str:
     """jobs/<name>.py of this package, as text to copy into the sandbox (never imported here)."""
     return (HERE / "jobs" / f"{name}.py").read_text(encoding="utf-8")
@@ -36,7 +36,7 @@ def texts(names: tuple[str, ...]) -> dict[str, str]:
     return {f"ecot_{name}.py": source(name) for name in names}
 
 
-@lru_cache(maxsize=None)
+@cache
 def bytecode(interpreter: str, names: tuple[str, ...]) -> dict[str, bytes]:
     """Relative path -> .pyc bytes for the modules, compiled by `interpreter`; {} if that fails (the
     job then compiles them itself, only slower)."""

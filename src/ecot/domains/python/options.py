@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from ecot.domains.base import DomainOptions, OptionProblem
 from ecot.core.task import Task
+from ecot.domains.base import DomainOptions, OptionProblem
 
 Mode = Literal["function", "stdio"]
 Compare = Literal["exact", "lines", "tokens"]
@@ -17,7 +18,9 @@ TIME_FLOOR_S = 1.0  # ... but never less than this (interpreter noise dominates 
 
 
 class PythonOptions(DomainOptions):
-    mode: Mode = Field("function", description="function: call entry_point; stdio: run the program (default: function if entry_point is set)")
+    mode: Mode = Field(
+        "function", description="function: call entry_point; stdio: run the program (default: function if entry_point is set)"
+    )
     entry_point: str = Field("", description="function (or Class.method) called in function mode")
     tests: str = Field("tests.json", description="bundle file with the test cases")
     compare: Compare | None = Field(None, description="answer comparison (default: exact for function mode, lines for stdio)")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ecot.core.task import Task
 from ecot.domains.python.options import Compare, Mode, PythonOptions

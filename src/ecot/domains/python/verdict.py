@@ -9,15 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
-from ecot.domains.python.spec import Case, PySpec, big_ints, first_line_difference, loads, same_output
 from ecot.core.outcome import (
     PASS,
     RESOURCE_LIMIT,
     TIMEOUT,
+    Metric,
     Outcome,
     infra_error,
     truncate_log,
 )
+from ecot.domains.python.spec import Case, PySpec, big_ints, first_line_difference, loads, same_output
 
 SYNTAX_ERROR = "Syntax_Error"
 RUNTIME_ERROR = "Runtime_Error"
@@ -76,8 +77,8 @@ def parse_records(stdout: str) -> list[dict[str, Any]]:
 
 
 def clip(text: Any, limit: int = 160) -> str:
-    text = str(text).replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    shown = str(text).replace("\n", "\\n")
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def _where(error: dict[str, Any]) -> str:
@@ -164,7 +165,8 @@ class Judge:
         return metrics
 
     def _check(self, index: int, record: dict[str, Any], run: Run, log: str) -> Outcome | None:
-        status, first = record.get("status"), {"first_failure": index}
+        status = record.get("status")
+        first: dict[str, Metric] = {"first_failure": index}
         where = f"test {index} of {len(self.cases)} ({self.call_text(index)})"
         if status == "timeout":
             if record.get("limit") == "wall":
@@ -225,7 +227,7 @@ class Judge:
         """The harness's report is cut short or malformed: the job was killed, or the harness was."""
         result, records = run.result, run.tests()
         index = next((i for i in range(len(self.cases)) if i not in records), max(len(self.cases) - 1, 0))
-        first = {"first_failure": index}
+        first: dict[str, Metric] = {"first_failure": index}
         where = f"test {index} of {len(self.cases)} ({self.call_text(index)})"
         if result.output_overflow:
             return Outcome(RESOURCE_LIMIT, f"{where}: the program's output exceeded the sandbox limit", log, first)

@@ -31,14 +31,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from ecot import sandbox
-from ecot.domains.rtl import checks
-from ecot.domains.rtl import expect as rtl_expect
-from ecot.domains.rtl import logs as rtl_logs
-from ecot.domains.rtl import sim
-from ecot.domains.rtl.options import RtlOptions
-from ecot.domains.base import Backend
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.core.task import Task
+from ecot.domains.base import Backend
+from ecot.domains.rtl import checks, sim
+from ecot.domains.rtl import expect as rtl_expect
+from ecot.domains.rtl import logs as rtl_logs
+from ecot.domains.rtl.options import RtlOptions
 
 SYNTAX_ERROR = sim.SYNTAX_ERROR
 ELABORATION_ERROR = sim.ELABORATION_ERROR

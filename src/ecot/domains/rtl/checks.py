@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ecot import sandbox
+from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
+from ecot.core.task import Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.options import RtlOptions, SynthMode
-from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
-from ecot.core.task import Task
 
 SYNTHESIS_ERROR = "Synthesis_Error"
 LINT_ERROR = "Lint_Error"
@@ -97,8 +97,12 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     top = RtlOptions.of_task(task).top
     hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
     # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
-    passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten" if RtlOptions.of_task(task).gate_count else f"{hierarchy}; proc; flatten; check; opt_clean; stat"
-    result = sandbox.run(["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"], folder, task.limits.scaled(output_kb=4096), proc_fs=True)
+    if RtlOptions.of_task(task).gate_count:
+        passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
+    else:
+        passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
+    command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
+    result = sandbox.run(command, folder, task.limits.scaled(output_kb=4096), proc_fs=True)
     findings = logs.read_yosys(result.output)
     metrics = {**sim.metrics, **findings.metrics}
     problems = [p for p in findings.problems if not (RtlOptions.of_task(task).allow_latches and "latch" in p)]
@@ -128,7 +132,8 @@ def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: 
     if findings.pass_error:
         return SYNTHESIS_ERROR, f"yosys cannot synthesize the design: {findings.first_error}"
     if not findings.completed or result.returncode != 0:
-        return SYNTHESIS_ERROR, f"the structural checks (Yosys) stopped before their end (exit status {result.returncode}); the design was not checked"
+        return SYNTHESIS_ERROR, (f"the structural checks (Yosys) stopped before their end "
+                                 f"(exit status {result.returncode}); the design was not checked")
     return None
 
 
@@ -146,7 +151,8 @@ def lint(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     findings = logs.read_verilator(result.output)
     metrics: dict[str, Any] = {**sim.metrics, "lint_findings": len(findings)}
     if result.timed_out:
-        return Outcome(TIMEOUT, f"the lint check (Verilator) did not finish within {task.limits.wall_s:g} s", truncate_log(result.output), metrics)
+        message = f"the lint check (Verilator) did not finish within {task.limits.wall_s:g} s"
+        return Outcome(TIMEOUT, message, truncate_log(result.output), metrics)
     if result.returncode != 0 or findings:
         first = findings[0] if findings else (result.output.strip()[:300] or f"verilator exited with status {result.returncode}")
         return Outcome(LINT_ERROR, first, truncate_log(result.output), metrics)

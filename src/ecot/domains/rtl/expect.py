@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.options import RtlOptions
-from ecot.core.outcome import Outcome
-from ecot.core.task import Task
 
 CACHE_LIMIT = 512
 _cache: dict[str, Profile] = {}
@@ -72,7 +72,8 @@ def _shortfall(run: rtl_sim.SimRun, expected: Profile, ender: str) -> str | None
 def _enders(candidate: str, design: str) -> str:
     """Where the design itself stops the simulation, said for the diagnostic."""
     code = logs.code_only(candidate)
-    found = [f"{design}:{code.count(chr(10), 0, m.start()) + 1} calls {m.group(0)}" for m in re.finditer(r"\$(?:finish|stop|fatal)\b", code)]
+    stops = re.finditer(r"\$(?:finish|stop|fatal)\b", code)
+    found = [f"{design}:{code.count(chr(10), 0, m.start()) + 1} calls {m.group(0)}" for m in stops]
     return f" ({', '.join(found[:3])})" if found else ""
 
 

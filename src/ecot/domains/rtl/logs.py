@@ -94,7 +94,7 @@ def may_reach_outside(source: str) -> bool:
 
 def code_only(source: str) -> str:
     """The source with comments and attributes blanked (newlines kept) and strings emptied."""
-    return _TOKEN.sub(lambda m: {"string": '""', "escaped": m.group(0)}.get(m.lastgroup or "", None) or _blank(m), source)
+    return _TOKEN.sub(lambda m: {"string": '""', "escaped": m.group(0)}.get(m.lastgroup or "") or _blank(m), source)
 
 
 def strip_for_checks(source: str) -> str:
@@ -120,7 +120,10 @@ def _map_code(source: str, edit: Callable[[str], str]) -> str:
 
 # System tasks that name host files, and `include: a literal path outside the work folder is refused
 # before anything runs (a computed one meets the sandbox, which shows no host files).
-_FILE_TASK = re.compile(r'(?:\$(?P<task>fopen[rwa]?|readmem[hb]|writemem[hb]|dumpfile|sdf_annotate)\s*\(\s*|`(?P<inc>include)\s*)"(?P<path>[^"\n]*)"')
+_FILE_TASK = re.compile(
+    r"(?:\$(?P<task>fopen[rwa]?|readmem[hb]|writemem[hb]|dumpfile|sdf_annotate)\s*\(\s*|`(?P<inc>include)\s*)"
+    r'"(?P<path>[^"\n]*)"'
+)
 
 
 def outside_paths(source: str, name: str) -> list[str]:
@@ -187,7 +190,7 @@ def judge_simulation(lines: list[str], pass_pattern: str, fail_pattern: str | No
     passed = any(re.search(pass_pattern, line) for line in lines)
     failed = fail_pattern is not None and any(re.search(fail_pattern, line) for line in lines)
     if passed and not failed:
-        return SimVerdict(True, "simulation passed: " + next(l for l in lines if re.search(pass_pattern, l)), metrics)
+        return SimVerdict(True, "simulation passed: " + next(line for line in lines if re.search(pass_pattern, line)), metrics)
     if not lines:
         return SimVerdict(False, "the testbench printed nothing: simulation ended before any check ran", metrics)
     culprit = next((line for line in lines if FAILURE_WORDS.search(line)), None)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import Field, field_validator
 

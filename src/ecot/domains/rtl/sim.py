@@ -18,8 +18,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ecot import sandbox
-from ecot.domains.rtl import logs
-from ecot.domains.rtl.options import RtlOptions
 from ecot.core.outcome import (
     PASS,
     RESOURCE_LIMIT,
@@ -29,6 +27,8 @@ from ecot.core.outcome import (
     truncate_log,
 )
 from ecot.core.task import Task
+from ecot.domains.rtl import logs
+from ecot.domains.rtl.options import RtlOptions
 
 SYNTAX_ERROR = "Syntax_Error"
 ELABORATION_ERROR = "Elaboration_Error"

@@ -4,8 +4,8 @@ first-person optimization plan read off the task and the reference assembly."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 from ecot.domains.asm.mutators import ops
 from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet, Site, Source
@@ -151,7 +151,6 @@ def _has_loop(src: Source) -> bool:
 ASM_MUTATIONS = MutationSet(
     artifact="routine",
     domain="asm",
-    fence="asm",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -227,8 +227,9 @@ def wrong_condition(src: Source) -> list[Site]:
         if m is None or m.group(2) not in _CONDITIONS or (m.group(1) == "j" and m.group(3)):
             continue
         new = m.group(1) + _CONDITIONS[m.group(2)] + m.group(3)
-        sites.append(Site(insn.start, insn.start + len(insn.mnemonic), new,
-                          f"tests condition `{_CONDITIONS[m.group(2)]}` where `{m.group(2)}` is needed (`{new}` instead of `{insn.mnemonic}`)"))
+        note = (f"tests condition `{_CONDITIONS[m.group(2)]}` where `{m.group(2)}` is needed "
+                f"(`{new}` instead of `{insn.mnemonic}`)")
+        sites.append(Site(insn.start, insn.start + len(insn.mnemonic), new, note))
     return sites
 
 

@@ -19,11 +19,9 @@ import sys
 import time
 from typing import Any
 
-from OCP.Bnd import Bnd_Box
 from OCP.BRep import BRep_Builder, BRep_Tool
 from OCP.BRepAdaptor import BRepAdaptor_Curve
 from OCP.BRepAlgoAPI import BRepAlgoAPI_Check
-from OCP.BRepBndLib import BRepBndLib
 from OCP.BRepCheck import BRepCheck_Analyzer
 from OCP.BRepGProp import BRepGProp
 from OCP.BRepTools import BRepTools
@@ -39,10 +37,9 @@ from OCP.TopAbs import (
 )
 from OCP.TopExp import TopExp
 from OCP.TopoDS import TopoDS, TopoDS_Shape
-from OCP.TopTools import (
-    TopTools_IndexedDataMapOfShapeListOfShape,
-    TopTools_IndexedMapOfShape,
-)
+from OCP.TopTools import TopTools_IndexedDataMapOfShapeListOfShape
+
+from ecot.domains.cad.jobs.shapes import bounding_box, rounded, sub_shapes, volume_and_center
 
 ZERO_LENGTH_MM = 1e-5  # shorter non-degenerate edges are flagged (BRepCheck accepts them)
 MAX_FAULTS_PER_KIND = 4
@@ -62,25 +59,6 @@ def read_brep(path: str) -> TopoDS_Shape:
     if not BRepTools.Read_s(shape, local, BRep_Builder()) or shape.IsNull():
         raise ValueError(f"{os.path.basename(path)} is not a readable BREP shape")
     return shape
-
-
-def sub_shapes(shape: TopoDS_Shape, kind: Any) -> list[TopoDS_Shape]:
-    found = TopTools_IndexedMapOfShape()
-    TopExp.MapShapes_s(shape, kind, found)
-    return [found.FindKey(i) for i in range(1, found.Extent() + 1)]
-
-
-def volume_and_center(shape: TopoDS_Shape) -> tuple[float, list[float]]:
-    props = GProp_GProps()
-    BRepGProp.VolumeProperties_s(shape, props)
-    center = props.CentreOfMass()
-    return props.Mass(), _rounded([center.X(), center.Y(), center.Z()])
-
-
-def bounding_box(shape: TopoDS_Shape) -> list[float]:
-    box = Bnd_Box()
-    BRepBndLib.AddOptimal_s(shape, box, False, False)
-    return _rounded(box.Get()) if not box.IsVoid() else [0.0] * 6
 
 
 def measure(shape: TopoDS_Shape) -> dict[str, Any]:
@@ -106,17 +84,17 @@ def where(shape: TopoDS_Shape) -> list[float]:
     """A representative point: a vertex itself, an edge's midpoint, else the bounding box centre."""
     if shape.ShapeType() == TopAbs_VERTEX:
         point = BRep_Tool.Pnt_s(TopoDS.Vertex_s(shape))
-        return _rounded([point.X(), point.Y(), point.Z()])
+        return rounded([point.X(), point.Y(), point.Z()])
     if shape.ShapeType() == TopAbs_EDGE and not BRep_Tool.Degenerated_s(TopoDS.Edge_s(shape)):
         curve = BRepAdaptor_Curve(TopoDS.Edge_s(shape))
         point = curve.Value((curve.FirstParameter() + curve.LastParameter()) / 2)
-        return _rounded([point.X(), point.Y(), point.Z()])
+        return rounded([point.X(), point.Y(), point.Z()])
     box = bounding_box(shape)
-    return _rounded([(box[i] + box[i + 3]) / 2 for i in range(3)])
+    return rounded([(box[i] + box[i + 3]) / 2 for i in range(3)])
 
 
 def edge_length(edge: TopoDS_Shape) -> float:
-    return GCPnts_AbscissaPoint.Length_s(BRepAdaptor_Curve(TopoDS.Edge_s(edge)))
+    return float(GCPnts_AbscissaPoint.Length_s(BRepAdaptor_Curve(TopoDS.Edge_s(edge))))
 
 
 def brep_faults(shape: TopoDS_Shape) -> list[dict[str, Any]]:
@@ -207,17 +185,13 @@ def _capped(faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _rounded(values: Any, digits: int = 4) -> list[float]:
-    return [round(float(v), digits) for v in values]
-
-
 # -- the job -----------------------------------------------------------------------------------
 def emit(token: str, stage: str, **data: Any) -> None:
     print(f"{token} {json.dumps({'stage': stage, **data})}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ecot.domains.cad.jobs import compare as cad_compare
+    from ecot.domains.cad.jobs import compare as cad_compare  # numpy and the boolean kernel: only when run
 
     args = list(sys.argv[1:] if argv is None else argv)
     cand_path, ref_path, options, token = args[0], args[1], json.loads(args[2]), args[3]

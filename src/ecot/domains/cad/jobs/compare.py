@@ -22,7 +22,7 @@ from OCP.TopoDS import TopoDS, TopoDS_Shape
 from OCP.TopTools import TopTools_ListOfShape
 
 from ecot.domains.cad.jobs import metrics as cad_metrics
-from ecot.domains.cad.jobs.checks import bounding_box, sub_shapes, volume_and_center
+from ecot.domains.cad.jobs.shapes import bounding_box, sub_shapes, volume_and_center
 
 IDENTICAL = 1e-7  # relative volume differences below this are boolean round-off, not geometry
 MAX_PIECES = 5
@@ -56,7 +56,7 @@ def _boolean(op: type, first: TopoDS_Shape, second: TopoDS_Shape, filler: BOPAlg
 
 def pieces(shape: TopoDS_Shape, scale: float) -> list[dict[str, Any]]:
     """The solids of a difference, largest first, ignoring round-off slivers."""
-    found = []
+    found: list[dict[str, Any]] = []
     for solid in sub_shapes(shape, TopAbs_SOLID):
         volume, center = volume_and_center(solid)
         if volume > IDENTICAL * scale:

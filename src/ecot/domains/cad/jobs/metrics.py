@@ -23,7 +23,8 @@ def normalize(vertices: Floats) -> Floats:
     """Centre the bounding box on the origin and scale its largest side to 1."""
     low, high = vertices.min(axis=0), vertices.max(axis=0)
     extent = float((high - low).max())
-    return (vertices - (low + high) / 2) / (extent if extent > 0 else 1.0)
+    scaled: Floats = (vertices - (low + high) / 2) / (extent if extent > 0 else 1.0)
+    return scaled
 
 
 def voxelize(vertices: Floats, triangles: Ints, n: int = 32) -> NDArray[np.bool_]:
@@ -34,7 +35,8 @@ def voxelize(vertices: Floats, triangles: Ints, n: int = 32) -> NDArray[np.bool_
     # a crossing at height z flips every voxel centre above it
     index = np.clip(np.floor((z + 0.5) * n - 0.5).astype(np.int64) + 1, 0, n)
     np.add.at(crossings, (col_i, col_j, index), 1)
-    return (np.cumsum(crossings, axis=2)[:, :, :n] % 2) == 1
+    inside: NDArray[np.bool_] = (np.cumsum(crossings, axis=2)[:, :, :n] % 2) == 1
+    return inside
 
 
 def _column_hits(tri: Floats, n: int) -> tuple[Ints, Ints, Floats]:
@@ -96,7 +98,8 @@ def _segment_distance(p: Floats, a: Floats, b: Floats) -> Floats:
     ab = b - a
     length = np.einsum("ij,ij->i", ab, ab)
     t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.where(length > 0, length, 1.0), 0.0, 1.0)
-    return np.linalg.norm(p - (a + t[:, None] * ab), axis=1)
+    distance: Floats = np.linalg.norm(p - (a + t[:, None] * ab), axis=1)
+    return distance
 
 
 def triangle_distance(p: Floats, a: Floats, b: Floats, c: Floats) -> Floats:
@@ -120,7 +123,8 @@ def _nearest_sample_distance(points: Floats, samples: Floats) -> Floats:
     except ImportError:  # brute force, chunked: fine for a few thousand points
         return np.concatenate([np.sqrt(((points[i : i + 256, None] - samples[None]) ** 2).sum(axis=2).min(axis=1))
                                for i in range(0, len(points), 256)])
-    return cKDTree(samples).query(points, k=1)[0]
+    nearest: Floats = cKDTree(samples).query(points, k=1)[0]  # scipy is untyped here
+    return nearest
 
 
 def surface_distances(points: Floats, mesh: tuple[Floats, Ints], samples: Floats) -> Floats:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from ecot.domains.cad.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet
 from ecot.domains.cad.mutators.text import calls, declared, dimensions, fmt, python_source
+from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet
 
 MUTATIONS: tuple[Mutation, ...] = (
     # syntax
@@ -67,10 +67,10 @@ MUTATIONS: tuple[Mutation, ...] = (
              "`cq.Workplane(\"XY\")` -> `cq.Workplane(\"XZ\")`, `.faces(\">Z\")` -> `.faces(\"<Z\")`"),
 )
 
-_ORDER = ("syntax", "structural", "semantic")
+_ORDER: tuple[Category, ...] = ("syntax", "structural", "semantic")
 
 
-def _suspects(*first: str) -> tuple:
+def _suspects(*first: Category) -> tuple[Category, ...]:
     return tuple(dict.fromkeys((*first, *_ORDER)))
 
 
@@ -141,7 +141,6 @@ def describe(prompt: str, reference: str) -> list[str]:
 CAD_MUTATIONS = MutationSet(
     artifact="model script",
     domain="cad",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import keyword
 import re
 
-from ecot.mutators.base import Site, Source
 from ecot.domains.cad.mutators.text import (
     IDENT,
     NUMBER,
@@ -25,6 +24,7 @@ from ecot.domains.cad.mutators.text import (
     statement,
     string_literals,
 )
+from ecot.mutators.base import Site, Source
 
 FEATURES = ("hole", "cboreHole", "cskHole", "fillet", "chamfer", "cutThruAll", "cutBlind", "shell")
 SELECTORS = ("faces", "edges", "vertices", "workplane", "rect", "pushPoints", "rarray", "polarArray", "center")
@@ -210,8 +210,9 @@ def _tangent_bore(src: Source, dims: dict[str, float], box: Call) -> list[Site]:
             continue
         radius = evaluate(circle.arg_text(src, 0), dims)
         axis = evaluate(center.arg_text(src, 1), dims)
-        inside = radius is not None and axis is not None and radius < axis < height - radius
-        if inside and re.search(r'Workplane\(\s*"(YZ|XZ)"', src.text[statement(src, center.start)[0] : center.start]):
+        if radius is None or axis is None or not radius < axis < height - radius:
+            continue
+        if re.search(r'Workplane\(\s*"(YZ|XZ)"', src.text[statement(src, center.start)[0] : center.start]):
             start, end = center.args[1]
             sites.append(Site(start, end, fmt(height - radius), f"raises the bore axis to {fmt(height - radius)} mm, "
                               "so the bore is tangent to the top face (a zero-thickness wall)"))

@@ -7,9 +7,9 @@ import re
 
 from ecot.domains.firmware.mutators import ops
 from ecot.domains.firmware.mutators import ops_logic as logic
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Source
+from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet, Source
 
-_ORDER = ("syntax", "structural", "timing", "semantic")
+_ORDER: tuple[Category, ...] = ("syntax", "structural", "timing", "semantic")
 
 MUTATIONS: tuple[Mutation, ...] = (
     # syntax
@@ -84,7 +84,7 @@ MUTATIONS: tuple[Mutation, ...] = (
 )
 
 
-def _suspects(*first: str) -> tuple:
+def _suspects(*first: Category) -> tuple[Category, ...]:
     return tuple(dict.fromkeys((*first, *_ORDER)))
 
 
@@ -174,7 +174,6 @@ def names(code: str) -> set[str]:
 FIRMWARE_MUTATIONS = MutationSet(
     artifact="firmware",
     domain="firmware",
-    fence="c",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from ecot.mutators.base import Site, Source
 from ecot.domains.firmware.mutators.ops import (
     IDENT,
     _in_function,
@@ -13,6 +12,7 @@ from ecot.domains.firmware.mutators.ops import (
     clip,
     functions,
 )
+from ecot.mutators.base import Site, Source
 
 
 # -- timing: volatile, waiting on flags, interrupt flags -------------------------------------------

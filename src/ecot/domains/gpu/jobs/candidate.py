@@ -1,8 +1,9 @@
 """The candidate job: import the candidate, run ModelNew on the seeded inputs, save what it returned.
 
 Runs in its own fork; the reference model never exists in this process: the inputs are drawn by
-model.py's own get_inputs(), from a copy with the Model class removed. On a CPU, Triton kernels run in the instrumented interpreter (gpu_interp),
-CUDA-addressed tensor code runs on the CPU, and load_inline records its sources for the nvcc check.
+model.py's own get_inputs(), from a copy with the Model class removed. On a CPU, Triton kernels run in
+the instrumented interpreter (gpu_interp), CUDA-addressed tensor code runs on the CPU, and load_inline
+records its sources for the nvcc check.
 With CUDA, the candidate runs on the device and, when asked, is timed (gpu_timing).
 
 Writes out_<random>.pt (outputs per trial, trial 0's inputs after the call, output/input aliasing, the
@@ -48,7 +49,7 @@ def _prepare(job: dict[str, Any], source: str) -> Any:
     """CPU-only instrumentation, installed before a line of candidate code runs."""
     if job["device"] != "cpu":
         return None
-    from ecot.domains.gpu import cuda as gpu_cuda
+    from ecot.domains.gpu.jobs import cuda as gpu_cuda
 
     guard = None
     if "triton" in source:
@@ -125,8 +126,10 @@ def _time(timer: Any, model: Any, trials: list[list[Any]], job: dict[str, Any]) 
     import torch
 
     sets = [common.to_device(list(values), "cuda") for values in trials]
-    stats, out = timer.measure(lambda *x: model(*x), sets, int(job.get("warmup", 3)), int(job.get("timing_trials", 20)),
-                               bool(job.get("flush_l2", True)))
+    measured: tuple[dict[str, Any], Any] = timer.measure(
+        lambda *x: model(*x), sets, int(job.get("warmup", 3)), int(job.get("timing_trials", 20)),
+        bool(job.get("flush_l2", True)))
+    stats, out = measured
     stats["timed_file"] = _fresh_name("timed")
     torch.save({"output": common.cpu_copies(common.as_outputs(out)), "trial": stats["last_trial"]}, stats["timed_file"])
     return stats
@@ -153,7 +156,8 @@ def describe_error(err: BaseException, guard: Any, path: str) -> dict[str, Any]:
 
 def classify(err: BaseException, guard: Any) -> str:
     if guard is not None and guard.fault is not None:
-        return guard.fault.kind
+        kind: str = guard.fault.kind
+        return kind
     chain = _chain(err)
     names = {type(e).__name__ for e in chain}
     text = " ".join(str(e) for e in chain).lower()

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 STRESS_SEED = 1000  # the stress trial's inputs: another seed and another distribution
 FORWARD_SEED = 10_000  # re-seeded before every forward, so dropout and friends agree between jobs
@@ -24,7 +25,8 @@ def read_job() -> dict[str, Any]:
     os.environ["TRITON_HOME"] = os.getcwd()
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(os.getcwd(), "torch_extensions")
     with open("job.json", encoding="utf-8") as handle:
-        return json.load(handle)
+        job: dict[str, Any] = json.load(handle)
+    return job
 
 
 def emit(tag: str, payload: dict[str, Any]) -> None:
@@ -51,9 +53,13 @@ def size_constants(namespace: dict[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, int) and value >= MIN_SCALED:
             found[key] = value
-        elif isinstance(value, (tuple, list)) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-            if any(v >= MIN_SCALED for v in value):
-                found[key] = list(value)
+        elif (
+            isinstance(value, (tuple, list))
+            and value
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and any(v >= MIN_SCALED for v in value)
+        ):
+            found[key] = list(value)
     return found
 
 
@@ -189,7 +195,7 @@ def cuda_as_cpu() -> Any:
         return value
 
     class CudaAsCpu(TorchFunctionMode):
-        def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
             kwargs = dict(kwargs or {})
             name = getattr(func, "__name__", "")
             if name == "cuda":
@@ -207,6 +213,6 @@ def patch_cuda_helpers() -> None:
     """Make harmless CUDA calls (synchronize, current stream, device count) work without a GPU."""
     import torch
 
-    torch.cuda.synchronize = lambda *a, **k: None  # type: ignore[assignment]
-    torch.cuda.current_device = lambda: 0  # type: ignore[assignment]
-    torch.cuda.set_device = lambda *a, **k: None  # type: ignore[assignment]
+    torch.cuda.synchronize = lambda *a, **k: None
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.set_device = lambda *a, **k: None

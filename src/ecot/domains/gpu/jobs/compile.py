@@ -114,7 +114,8 @@ def _probe_shared(module: Any, backend: Any, options: Any, capability: int) -> i
         passes.gluon.add_inliner(manager)
         nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(manager, capability, get_ptx_version_from_options(options, capability))
         manager.run(copy, "ecot_shared_probe")
-        return copy.get_int_attr("ttg.shared")
+        shared: int | None = copy.get_int_attr("ttg.shared")  # Triton's IR bindings are untyped
+        return shared
     except Exception:  # noqa: BLE001 - a probe only; another Triton version may differ
         return None
 
@@ -217,7 +218,8 @@ def compile_message(err: BaseException, jit: Any = None) -> str:
     node = getattr(err, "node", None)
     if type(err).__name__ not in ("CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"):
         return "".join(traceback.format_exception_only(type(err), err)).strip()[-3000:]
-    reason, cause = "", err
+    reason = ""
+    cause: BaseException | None = err
     while cause is not None and not reason:  # the reason may sit in a chained (stdlib-level) error
         if hasattr(cause, "error_message"):
             reason = (cause.error_message or "").strip()

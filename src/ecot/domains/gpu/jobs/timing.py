@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H100: 50 MB, B200: 126 MB)
 _perf_counter = time.perf_counter  # bound at import, before any candidate code
@@ -59,7 +60,7 @@ class Timer:
         import torch
 
         self.torch = torch
-        self.event = torch.cuda.Event
+        self.event: Callable[..., Any] = torch.cuda.Event  # its constructor is unannotated in torch
         self.elapsed = torch.cuda.Event.elapsed_time
         self.record = torch.cuda.Event.record
         self.wait = torch.cuda.Event.synchronize

@@ -10,10 +10,11 @@ reference, eagerly and through torch.compile, and checks the candidate's last ti
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
-from ecot.domains.gpu.jobs import compare as cmp
 from ecot.domains.gpu.jobs import common
+from ecot.domains.gpu.jobs import compare as cmp
 
 MAX_OUTPUT_BYTES = 4 << 30
 
@@ -129,7 +130,7 @@ def _timing(job: dict[str, Any], model: Any, inputs: common.Inputs, ref: dict[st
     out: dict[str, Any] = {"reference_timing": eager}
     if job.get("compare_compile", True):
         try:
-            compiled = torch.compile(model)
+            compiled: Callable[..., Any] = torch.compile(model)  # the wrapper it returns is unannotated
             out["compile_timing"], _ = timer.measure(lambda *x: compiled(*x), sets, warm, n, bool(job.get("flush_l2", True)))
         except Exception as err:  # noqa: BLE001 - torch.compile cannot handle every reference
             out["compile_note"] = f"torch.compile failed: {type(err).__name__}: {str(err)[:200]}"

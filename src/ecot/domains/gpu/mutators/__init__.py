@@ -4,12 +4,12 @@ what each GPU outcome label implies for a repair, and a first-person plan read o
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ecot.domains.gpu.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Site, Source
+from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet, Site, Source
 
-_ORDER = ("semantic", "structural", "timing", "syntax")
+_ORDER: tuple[Category, ...] = ("semantic", "structural", "timing", "syntax")
 
 
 def _py(find: Callable[[Source], list[Site]]) -> Callable[[Source], list[Site]]:
@@ -28,7 +28,8 @@ MUTATIONS: tuple[Mutation, ...] = (
              "Without the mask the last, partial block reads or writes past the end of the tensor: an illegal access on a GPU.",
              "`tl.load(x_ptr + offsets, mask=mask, other=0.0)` -> `tl.load(x_ptr + offsets)`"),
     Mutation("wrong_stride", "structural", _py(ops.wrong_stride),
-             "The kernel walks memory with the strides it is given; the other dimension's stride sends rows and columns to the wrong places.",
+             "The kernel walks memory with the strides it is given; the other dimension's stride sends rows and "
+             "columns to the wrong places.",
              "`B.stride(1), B.stride(0)` -> `B.stride(0), B.stride(1)`"),
     Mutation("oversized_tile", "structural", _py(ops.oversized_tile),
              "Each pipeline stage keeps its own copy of the A and B tiles in shared memory, so large tiles exceed what one SM offers.",
@@ -66,7 +67,7 @@ MUTATIONS: tuple[Mutation, ...] = (
 )
 
 
-def _suspects(*first: str) -> tuple:
+def _suspects(*first: Category) -> tuple[Category, ...]:
     return tuple(dict.fromkeys((*first, *_ORDER)))
 
 
@@ -134,7 +135,6 @@ def _approach(src: Source) -> list[str]:
 GPU_MUTATIONS = MutationSet(
     artifact="kernel",
     domain="gpu",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
+from ecot.core.domain import PYTHON_MASK
 from ecot.mutators.base import Site, Source, split_top_level
 
-PY_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+PY_MASK = PYTHON_MASK  # comments and strings, blanked before a scan
 IDENT = r"[A-Za-z_]\w*"
 
 

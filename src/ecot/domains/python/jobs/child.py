@@ -21,7 +21,8 @@ import json
 import os
 import sys
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ecot_jail import GO_FD, REPLY_FD, confine
 from ecot_jail import prepare as jail_ready

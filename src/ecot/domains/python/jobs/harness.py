@@ -33,7 +33,8 @@ import select
 import signal
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # Every import happens here, before the first candidate code (the work dir is on sys.path), and none
 # is heavy: dataclasses alone would cost as much as the fork.
@@ -338,7 +339,8 @@ def main(spec_path: str) -> int:
         source = handle.read()
     gc.disable()  # with gc.freeze() below: forked children do not copy the judge's heap page by page
     protect_judge()
-    builtins.exit = builtins.quit = sys.exit  # -S skips site, which normally defines these
+    # -S skips site, which normally defines these; typeshed types them as site's Quitter objects
+    builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.set_int_max_str_digits(0)  # answers may be huge ints, as on judges that run older Pythons
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     code = _compile(source)

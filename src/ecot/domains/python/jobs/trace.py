@@ -24,8 +24,9 @@ from __future__ import annotations
 import linecache
 import reprlib
 import sys
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable
+from typing import Any
 
 _UNWINDING = object()
 

@@ -4,8 +4,8 @@ python outcome label implies, and a first-person plan read off the prompt and th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 from ecot.domains.python.mutators import ops
 from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Site, Source
@@ -142,7 +142,6 @@ def _approach(src: Source) -> list[str]:
 PYTHON_MUTATIONS = MutationSet(
     artifact="solution",
     domain="python",
-    fence="python",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

@@ -86,10 +86,11 @@ def bad_indentation(src: Source) -> list[Site]:
     for index in range(1, len(rows)):
         offset, text = rows[index]
         prev = rows[index - 1][1]
-        if text.strip() and prev.strip() and not prev.rstrip().endswith((":", "\\", ",", "(", "[", "{")):
-            if indent_of(text) == indent_of(prev) and indent_of(text) > 0:
-                note = f"indents `{clip(src.text[offset:offset + len(text)])}` deeper than the line before it"
-                sites.append(Site(offset, offset, "    ", note))
+        opens_block = prev.rstrip().endswith((":", "\\", ",", "(", "[", "{"))
+        same_indent = indent_of(text) == indent_of(prev) and indent_of(text) > 0
+        if text.strip() and prev.strip() and not opens_block and same_indent:
+            note = f"indents `{clip(src.text[offset:offset + len(text)])}` deeper than the line before it"
+            sites.append(Site(offset, offset, "    ", note))
     return sites
 
 
@@ -205,7 +206,8 @@ def wrong_comparison(src: Source) -> list[Site]:
         if "->" in line and op == ">" or re.match(r"\s*(?:def|class|import|from)\b", line):
             continue
         new = _CMP_SWAPS[op]
-        sites.append(Site(m.start(), m.end(), new, f"compares with `{new}` instead of `{op}` in `{clip(src.text[m.start() - 20:m.end() + 20])}`"))
+        around = clip(src.text[m.start() - 20 : m.end() + 20])
+        sites.append(Site(m.start(), m.end(), new, f"compares with `{new}` instead of `{op}` in `{around}`"))
     return sites
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from ecot.domains.rtl.mutators import ops
-from ecot.mutators.base import LabelEvidence, Mutation, MutationSet, Source
 from ecot.domains.rtl.mutators.text import RESET_IF, Block, assignments, blocks, clip, declared, fsm_states, ports
+from ecot.mutators.base import Category, LabelEvidence, Mutation, MutationSet, Source
 
-_ORDER = ("syntax", "structural", "timing", "semantic")
+_ORDER: tuple[Category, ...] = ("syntax", "structural", "timing", "semantic")
 
 MUTATIONS: tuple[Mutation, ...] = (
     # syntax
@@ -82,7 +82,7 @@ MUTATIONS: tuple[Mutation, ...] = (
 )
 
 
-def _suspects(*first: str) -> tuple:
+def _suspects(*first: Category) -> tuple[Category, ...]:
     return tuple(dict.fromkeys((*first, *_ORDER)))
 
 
@@ -191,7 +191,6 @@ CLUES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 RTL_MUTATIONS = MutationSet(
     domain="rtl",
-    fence="verilog",
     mutations=MUTATIONS,
     evidence=EVIDENCE,
     default_evidence=DEFAULT_EVIDENCE,

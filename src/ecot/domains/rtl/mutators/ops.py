@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from ecot.mutators.base import Site, Source
 from ecot.domains.rtl.mutators.text import (
     IDENT,
     KEYWORDS,
@@ -28,6 +27,7 @@ from ecot.domains.rtl.mutators.text import (
     statement_end,
     typos,
 )
+from ecot.mutators.base import Site, Source
 
 
 # -- syntax ---------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ _KEYWORD_TYPOS = {
 
 
 def misspelled_keyword(src: Source) -> list[Site]:
-    sites = []
+    sites: list[Site] = []
     for keyword, wrong in _KEYWORD_TYPOS.items():
         found = src.finditer(rf"\b{keyword}\b")
         # only the first and last use of each keyword, so frequent ones (input, reg) do not crowd out the rest
@@ -371,7 +371,7 @@ def swapped_ternary(src: Source) -> list[Site]:
     for m in src.finditer(r"\?"):
         colon = scan(src, m.end(), ":") if ok(m.start()) else None
         stop = scan(src, colon + 1, ";,") if colon is not None and src.masked[colon] == ":" else None
-        if stop is None or "?" in src.masked[m.end() : stop]:
+        if colon is None or stop is None or "?" in src.masked[m.end() : stop]:
             continue  # nested conditionals are too easy to garble
         arms = [(m.end(), colon), (colon + 1, stop)]
         (ts, te), (fs, fe) = [(s + len(src.text[s:e]) - len(src.text[s:e].lstrip()), len(src.text[:e].rstrip())) for s, e in arms]

@@ -7,8 +7,9 @@ people and models write for small modules and give up (return nothing) on anythi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from ecot.mutators.base import Source
 

@@ -47,7 +47,8 @@ static void rt_mpu_on(void) {
     __ISB();
 }
 
-/* TIM5 counts simulated time (QEMU clocks it at 1 GHz): PSC 999 gives microseconds. */
+/* TIM5 counts simulated time (QEMU clocks it at 1 GHz): PSC 999 gives microseconds. These are the only
+ * TIM5 writes the host accepts in QEMU's log (clock.py, boot_sequence): change both together. */
 static void rt_watchdog_on(void) {
     TIM5->PSC = 999u;
     TIM5->ARR = ECOT_BUDGET_US;

@@ -16,12 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ecot.bench.results import BENCH, bench_runs
 from ecot.core.errors import EcotError
-from ecot.store import TrajectoryStore
 from ecot.core.trajectory import Trajectory
+from ecot.store import TrajectoryStore
 
 CORPUS_FILES = ("train.jsonl", "validation.jsonl")
+BENCH = "bench"  # the key of a run config that marks a benchmark run
+
+
+def bench_runs(store: TrajectoryStore) -> list[dict[str, Any]]:
+    """The store's runs marked as benchmark runs."""
+    return [run for run in store.runs() if isinstance(run["config"].get(BENCH), dict)]
 
 
 def prompt_digest(text: str) -> str:

@@ -15,13 +15,13 @@ from ecot.bench.warm import warm_worker
 from ecot.cli.common import console
 from ecot.cli.synth_report import exit_status, print_report
 from ecot.core.errors import EcotError
+from ecot.core.task import Task
 from ecot.executors.local import Work, make_executor
 from ecot.generators.base import Generator
+from ecot.run.control import RunControl
 from ecot.run.loop import LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
 from ecot.run.progress import LiveCounters, ProgressReporter
-from ecot.run.control import RunControl
 from ecot.store import TrajectoryStore
-from ecot.core.task import Task
 
 
 def execute(args: argparse.Namespace, tasks: Sequence[Task], generator: Generator, settings: BenchSettings,

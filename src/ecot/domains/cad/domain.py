@@ -1,0 +1,32 @@
+"""The cad domain's descriptor: CadQuery scripts judged by the solid they build."""
+
+from __future__ import annotations
+
+from ecot.core.domain import (
+    PYTHON_MASK,
+    Domain,
+    KindedLabel,
+    LabelKind,
+    WorldModelHints,
+)
+
+
+class CadLabel(KindedLabel):
+    SYNTAX_ERROR = "Syntax_Error", LabelKind.BUILD
+    RUNTIME_ERROR = "Runtime_Error", LabelKind.RUNTIME
+    GEOMETRY_ERROR = "Geometry_Error", LabelKind.WRONG  # the script ran but built an invalid solid
+    SHAPE_MISMATCH = "Shape_Mismatch", LabelKind.WRONG
+
+
+DOMAIN = Domain(
+    name="cad",
+    language="python",
+    fences=("python", "py"),
+    suffix=".py",
+    comment="#",
+    labels=CadLabel,
+    backend="ecot.domains.cad.backend:CadBackend",
+    options="ecot.domains.cad.options:CadOptions",
+    mutators="ecot.domains.cad.mutators:CAD_MUTATIONS",
+    hints=WorldModelHints(code_mask=PYTHON_MASK),
+)

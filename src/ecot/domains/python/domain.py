@@ -1,0 +1,32 @@
+"""The python domain's descriptor: programs judged by their tests or their output."""
+
+from __future__ import annotations
+
+from ecot.core.domain import (
+    PYTHON_MASK,
+    Domain,
+    KindedLabel,
+    LabelKind,
+    WorldModelHints,
+)
+
+
+class PythonLabel(KindedLabel):
+    SYNTAX_ERROR = "Syntax_Error", LabelKind.BUILD
+    RUNTIME_ERROR = "Runtime_Error", LabelKind.RUNTIME
+    WRONG_ANSWER = "Wrong_Answer", LabelKind.WRONG
+    MEMORY_LIMIT = "Memory_Limit", LabelKind.LIMIT
+
+
+DOMAIN = Domain(
+    name="python",
+    language="python",
+    fences=("python", "py", "python3"),
+    suffix=".py",
+    comment="#",
+    labels=PythonLabel,
+    backend="ecot.domains.python.backend:PythonBackend",
+    options="ecot.domains.python.options:PythonOptions",
+    mutators="ecot.domains.python.mutators:PYTHON_MUTATIONS",
+    hints=WorldModelHints(code_mask=PYTHON_MASK),
+)

@@ -1,0 +1,163 @@
+"""What executors run and share: the unit of work, the placement vocabulary, the executor interface,
+the evaluation work functions (run inside workers) and the back-pressure gate.
+
+Both engines (ecot.executors.local, ecot.executors.ray) import this module; it imports neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Self, runtime_checkable
+
+from ecot.core.errors import EcotError
+from ecot.core.outcome import Outcome, infra_error
+from ecot.core.task import Task
+
+# The placement vocabulary of Backend.requires and Work.requires (amounts per running task):
+#   "cpu": 2            CPU cores (default 1)
+#   "gpu": 1            GPUs (GPU work lands only on GPU nodes)
+#   "memory_mb": 4096   memory reserved for the worker
+#   "toolchain:<name>"  the node has that toolchain (a presence mark: any amount > 0 means "needed")
+#   any other name      a custom resource that nodes declare (`ray start --resources`)
+# Every evaluation implicitly requires "toolchain:<its domain>".
+CPU, GPU, MEMORY_MB, TOOLCHAIN = "cpu", "gpu", "memory_mb", "toolchain:"
+PLACEMENT_KEYS = (CPU, GPU, MEMORY_MB)
+
+
+class WorkerLost(EcotError):
+    """Every attempt at a task lost its worker (process killed, node gone)."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """One unit of work: fn(*args) in a worker. fn must be importable (module-level) and pure:
+    it may run more than once when a worker dies mid-task."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    pool: str = "default"  # work sharing warm state; Ray keeps one set of actors per pool
+    requires: Mapping[str, float] = field(default_factory=dict)
+    warmup: tuple[Callable[..., Any], tuple[Any, ...]] | None = None  # run once per new worker
+
+
+@dataclass
+class ExecutorStats:
+    submitted: int = 0
+    completed: int = 0
+    retried: int = 0  # tasks resubmitted after their worker died
+    peak_pending: int = 0  # most tasks submitted and not yet returned at one moment
+    rebalanced: int = 0  # Ray: warm workers retired to give a pool with none its share
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Where evaluations and other work run: the local pool or Ray. Callers hold executors as this type."""
+
+    engine: str  # "local" or "ray"
+    workers: int
+    stats: ExecutorStats
+
+    async def submit(self, work: Work) -> Any: ...
+    async def evaluate(self, task: Task, code: str) -> Outcome: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+
+# -- work functions (run inside workers) -----------------------------------------------------------
+def evaluate(task: Task, code: str) -> Outcome:
+    """Run one candidate on the task's real backend (in a worker process)."""
+    from ecot.domains import get_backend
+
+    return get_backend(task.domain).run(task, code)
+
+
+def warm_backend(domain: str) -> None:
+    """Start a worker with its backend checked and loaded, so the first task pays nothing."""
+    from ecot.domains import get_backend
+
+    get_backend(domain)
+
+
+def worker_started() -> None:
+    """Runs first in each local worker process: its backends are closed when the worker exits. Pool
+    workers leave through multiprocessing, which runs its finalizers but not atexit hooks; this one
+    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use."""
+    from multiprocessing import util
+
+    util.Finalize(None, close_worker_backends, exitpriority=20)
+
+
+def close_worker_backends() -> None:
+    from ecot.domains import close_backends
+
+    close_backends()
+
+
+def spin(seconds: float, busy: bool = False) -> tuple[int, float]:
+    """Synthetic work of a fixed duration (benchmarks, health checks): returns (pid, seconds spent)."""
+    start = time.perf_counter()
+    if busy:
+        while time.perf_counter() - start < seconds:
+            pass
+    elif seconds > 0:
+        time.sleep(seconds)
+    return os.getpid(), time.perf_counter() - start
+
+
+def backend_requires(domain: str) -> dict[str, float]:
+    from ecot.domains import BACKENDS
+
+    return {f"{TOOLCHAIN}{domain}": 1.0, **BACKENDS.get(domain).requires}
+
+
+def evaluation_work(task: Task, code: str) -> Work:
+    domain = task.domain
+    return Work(evaluate, (task, code), f"backend:{domain}", backend_requires(domain), (warm_backend, (domain,)))
+
+
+def lost_outcome(err: Exception) -> Outcome:
+    return infra_error(f"the backend worker was lost on every attempt: {err}")
+
+
+# -- shared machinery --------------------------------------------------------------------------------
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+class PendingGate:
+    """At most `limit` tasks submitted and not yet returned (back-pressure on the driver).
+
+    Usable from successive event loops (each asyncio.run gets a fresh semaphore)."""
+
+    def __init__(self, limit: int, stats: ExecutorStats) -> None:
+        if limit < 1:
+            raise EcotError("max_pending must be >= 1")
+        self.limit = limit
+        self.stats = stats
+        self.pending = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sem: asyncio.Semaphore | None = None
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._loop is not loop:
+            self._loop, self._sem = loop, asyncio.Semaphore(self.limit)
+        return self._sem
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._semaphore():
+            self.pending += 1
+            self.stats.submitted += 1
+            self.stats.peak_pending = max(self.stats.peak_pending, self.pending)
+            try:
+                yield
+            finally:
+                self.pending -= 1
+        self.stats.completed += 1
