@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ecot.cli.cad_preview import main
 from ecot.core.errors import ToolMissingError
 from ecot.domains import get_backend
-from ecot.cli.cad_preview import main
 from ecot.domains.cad.render import preview, render_png
 from ecot.tasks.suite import bundled_suite_path, load_suite
 

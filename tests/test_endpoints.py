@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ecot.cli.main import main
-from ecot.tasks.replay import fenced, write_replay
 from ecot.serve.server import ServerProcess
+from ecot.tasks.replay import fenced, write_replay
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 TASKS = load_suite(bundled_suite_path("rtl"))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains import get_backend as _get_backend
 from ecot.core.errors import TaskFormatError, ToolMissingError
+from ecot.core.outcome import PASS
+from ecot.domains import get_backend as _get_backend
 from ecot.importers import import_tasks
 from ecot.importers.kernelbench import as_model_new, import_problem
-from ecot.core.outcome import PASS
 
 
 def get_backend(domain: str):

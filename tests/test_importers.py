@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains import Backend, get_backend
 from ecot.cli.main import main
 from ecot.core.errors import TaskFormatError, ToolMissingError, UnknownNameError
-from ecot.importers import IMPORTERS, TAG_MISSING_DATA, TAG_NO_REFERENCE, import_tasks
-from ecot.importers import rtllm
 from ecot.core.outcome import Outcome
-from ecot.tasks.suite import load_suite, write_jsonl, write_task_dir
 from ecot.core.task import Task
+from ecot.domains import Backend, get_backend
+from ecot.importers import IMPORTERS, TAG_MISSING_DATA, TAG_NO_REFERENCE, import_tasks, rtllm
+from ecot.tasks.suite import load_suite, write_jsonl, write_task_dir
 
 RTLLM_ROOT = Path(os.environ.get("ECOT_RTLLM_DIR", Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"))
 VE_FIXTURES = Path(__file__).parent / "fixtures" / "verilog_eval"

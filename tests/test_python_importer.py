@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ecot.domains import get_backend
 from ecot.cli.main import main
 from ecot.core.errors import TaskFormatError, ToolMissingError
+from ecot.core.task import Task
+from ecot.domains import get_backend
 from ecot.importers import IMPORTERS, TAG_NO_REFERENCE, import_tasks
 from ecot.tasks.suite import load_suite
-from ecot.core.task import Task
 
 SIMPLE = {
     "task_id": "add/1",

@@ -15,8 +15,9 @@ import shutil
 import signal
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ecot.core.errors import TaskFormatError
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
 from ecot.core.task import Task
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
 
 
 def make_task(folder: Path, toml: str, files: dict[str, str] | None = None) -> Path:

@@ -9,8 +9,8 @@ from pathlib import Path
 import datasets
 
 from ecot.cli.main import main
-from ecot.tasks.replay import write_replay
 from ecot.serve.server import ServerProcess
+from ecot.tasks.replay import write_replay
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 LIMIT = 4

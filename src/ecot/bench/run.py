@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ecot.export.decontam import prompt_digest
-from ecot.bench.results import BENCH, TaskInfo
+from ecot.bench.results import TaskInfo
 from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.executors.local import Executor
+from ecot.export.decontam import BENCH, prompt_digest
 from ecot.run.identity import run_config
 from ecot.store import TrajectoryStore, run_key
 

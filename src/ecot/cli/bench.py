@@ -121,12 +121,12 @@ def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
     from ecot.cli.bench_session import execute
     from ecot.cli.synth import read_text, runnable_tasks
-    from ecot.generators import GENERATORS
+    from ecot.generators import make_generator
 
     _check(args)
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
-    generator = GENERATORS.get(args.generator).from_options(generator_options(args))
+    generator = make_generator(args.generator, generator_options(args))
     settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label)
     run_id, status = execute(args, tasks, generator, settings, system_prompt)
     _report(argparse.Namespace(store=args.store, run=run_id, corpus=None, json=args.json, plot=args.plot))
@@ -135,9 +135,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from ecot.bench import plot, report
-    from ecot.export import decontam
     from ecot.bench.results import latest_run, load_run
     from ecot.cli.common import console
+    from ecot.export import decontam
     from ecot.store import TrajectoryStore, require_store
 
     with TrajectoryStore(require_store(args.store)) as store:

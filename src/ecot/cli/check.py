@@ -31,8 +31,8 @@ def late_operands(args: argparse.Namespace, extra: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.domains import get_backend
     from ecot.cli.common import find_task, outcome_json, print_outcome
+    from ecot.domains import get_backend
 
     task = find_task(args.task, args.task_id)
     if args.reference:

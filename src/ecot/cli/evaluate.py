@@ -10,7 +10,12 @@ import argparse
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the CLI imports its implementation lazily; these are for the annotations
+    from ecot.core.outcome import Outcome
+    from ecot.core.task import Task
+    from ecot.executors.work import Executor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ecot.cli.common import check_file, console, label_counts, load_tasks, outcome_table
     from ecot.core.errors import EcotError
-    from ecot.executors.local import make_executor
     from ecot.core.outcome import no_code
+    from ecot.executors.local import make_executor
 
     check_file(args.json, "--json")
     if args.candidates is not None and not args.candidates.is_dir():  # else every task is silently No_Code
@@ -58,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
         raise EcotError(f"--limit must be >= 1, got {args.limit}")
     tasks = _limited(load_tasks(args.suites, args.domain), args.limit)
 
-    async def evaluate_all(pool: Any, progress: Progress) -> list:
+    async def evaluate_all(pool: Executor, progress: Progress) -> list[tuple[Task, Outcome]]:
         bar = progress.add_task("evaluating", total=len(tasks))
 
-        async def one(task):
+        async def one(task: Task) -> tuple[Task, Outcome]:
             code = _candidate(task.id, args.candidates) if args.candidates else task.reference
             outcome = no_code("no candidate found for this task") if code is None else await pool.evaluate(task, code)
             progress.advance(bar)

@@ -29,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from ecot.cli.common import check_file
     from ecot.core.errors import EcotError
     from ecot.export.stats import compute_stats, plot_stats, render_rounds, render_table, stats_json
-    from ecot.store import TrajectoryStore, check_run, require_store
     from ecot.run.usage import load_prices, render_usage, run_models, usage_totals
+    from ecot.store import TrajectoryStore, check_run, require_store
 
     require_store(args.store)
     prices = load_prices(args.prices) if args.prices else None

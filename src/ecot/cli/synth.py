@@ -13,7 +13,10 @@ import argparse
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the CLI imports its implementation lazily
+    from ecot.icwm.environment import WorldModelEnvironment
 
 from ecot.core.errors import EcotError
 
@@ -73,9 +76,9 @@ def read_text(path: Path, flag: str) -> str:
 
 def runnable_tasks(args: argparse.Namespace) -> list[Any]:
     """The selected tasks whose toolchains are installed; a domain with a missing tool is skipped loudly."""
-    from ecot.domains import BACKENDS
     from ecot.cli.common import console, load_tasks
     from ecot.core.errors import ToolMissingError
+    from ecot.domains import BACKENDS
 
     tasks = load_tasks(args.suites, args.domain)
     usable: list[Any] = []
@@ -112,16 +115,16 @@ def run(args: argparse.Namespace) -> int:
     from ecot.cli.common import console
     from ecot.cli.synth_report import exit_status, print_report
     from ecot.executors.local import make_executor
-    from ecot.generators import GENERATORS
+    from ecot.generators import make_generator
+    from ecot.run.identity import run_config
     from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
     from ecot.run.progress import LiveCounters, ProgressReporter
-    from ecot.run.identity import run_config
     from ecot.store import TrajectoryStore
 
     check_arguments(args)
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
-    generator = GENERATORS.get(args.generator).from_options(generator_options(args))
+    generator = make_generator(args.generator, generator_options(args))
     budget, prices = _budget(args, generator)
     settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight, system_prompt=system_prompt)
     config, identity = run_config(tasks, generator, args.samples, args.max_rounds, system_prompt)
@@ -133,15 +136,14 @@ def run(args: argparse.Namespace) -> int:
         control = _control(store, run_id, budget)
         counters = LiveCounters(total=len(tasks) * args.samples)
         with make_executor(args.ray_address, args.workers, args.max_pending) as pool:
-            environment = RealEnvironment(pool)
-            if world is not None:
-                environment = _world_environment(world, environment, store, args)
-            loop = SynthesisLoop(generator, environment, store, settings, control, counters)
+            real = RealEnvironment(pool)
+            audited = None if world is None else _world_environment(world, real, store, args)
+            loop = SynthesisLoop(generator, real if audited is None else audited, store, settings, control, counters)
             with ProgressReporter(counters, console, f"run {run_id}", args.progress_every) as progress:
                 summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance()))
         print_report(store, run_id, summary, prices)
-        if world is not None:
-            console.print(f"world model {world.name}: {environment.stats.as_dict()}")
+        if world is not None and audited is not None:
+            console.print(f"world model {world.name}: {audited.stats.as_dict()}")
         if not args.no_export:
             _export(store, run_id, args.out)
     finally:
@@ -185,7 +187,7 @@ def _world_model(args: argparse.Namespace, config: dict[str, Any], identity: dic
     return world
 
 
-def _world_environment(world: Any, real: Any, store: Any, args: argparse.Namespace) -> Any:
+def _world_environment(world: Any, real: Any, store: Any, args: argparse.Namespace) -> WorldModelEnvironment:
     from ecot.icwm.environment import WorldModelEnvironment
 
     return WorldModelEnvironment(

@@ -30,7 +30,7 @@ def split_thinking(raw: str) -> tuple[str, str]:
 
 def extract_code(answer: str, domain: str) -> str | None:
     """The last fenced block tagged with the domain's language, else the last fenced block."""
-    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(answer)]
+    blocks: list[tuple[str, str]] = [(lang.lower(), body) for lang, body in _FENCE.findall(answer)]
     blocks = [(lang, body) for lang, body in blocks if body.strip()]
     if not blocks:
         return None

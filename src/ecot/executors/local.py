@@ -109,7 +109,8 @@ class LocalPool:
 
     async def evaluate(self, task: Task, code: str) -> Outcome:
         try:
-            return await self.submit(evaluation_work(task, code))
+            outcome: Outcome = await self.submit(evaluation_work(task, code))
+            return outcome
         except WorkerLost as err:
             return lost_outcome(err)
 

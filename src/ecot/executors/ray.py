@@ -105,7 +105,8 @@ class RayExecutor:
 
     async def evaluate(self, task: Task, code: str) -> Outcome:
         try:
-            return await self.submit(evaluation_work(task, code))
+            outcome: Outcome = await self.submit(evaluation_work(task, code))
+            return outcome
         except WorkerLost as err:
             return lost_outcome(err)
 

@@ -13,7 +13,8 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.executors.work import CPU, GPU, MEMORY_MB, PLACEMENT_KEYS, TOOLCHAIN
@@ -30,8 +31,8 @@ class PlacementError(EcotError):
 
 def node_resources() -> dict[str, float]:
     """The custom resources this machine should declare: one mark per installed toolchain."""
-    from ecot.domains import BACKENDS
     from ecot.core.errors import ToolMissingError
+    from ecot.domains import BACKENDS
 
     marks: dict[str, float] = {}
     for domain in BACKENDS.names():

@@ -74,8 +74,8 @@ def _joined(messages: list[Message], role: str) -> str:
 
 
 def domain_instructions(domain: str) -> str:
-    from ecot.run import router
     from ecot.core.task import Task
+    from ecot.run import router
 
     try:
         return router.route(Task(id=f"{domain}/_", domain=domain, prompt="")).system

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ecot.core.trajectory import Trajectory
-from ecot.export.decontam import BenchmarkTasks, keep_clean
 from ecot.export.card import CardStats
+from ecot.export.decontam import BenchmarkTasks, keep_clean
 from ecot.export.dedup import Deduplicator
 from ecot.export.fold import build_trace, fold_trajectory, foldable, make_sample
 from ecot.export.options import FORMATS, ExportOptions

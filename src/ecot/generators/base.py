@@ -62,7 +62,7 @@ class Generator(ABC):
         """
         return list(await asyncio.gather(*(self.generate(messages, task, turns, s) for s in samples)))
 
-    async def preflight(self) -> None:
+    async def preflight(self) -> None:  # noqa: B027  an optional hook: most generators need no check
         """Fail fast, with one clear line, when the generator cannot work at all (an endpoint is down)."""
 
     def provenance(self) -> dict[str, Any]:
@@ -73,5 +73,5 @@ class Generator(ABC):
         """The part of the provenance that determines the data (a run's key): not where or how it is reached."""
         return self.provenance()
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027  an optional hook: most generators hold nothing
         """Release clients and models."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+
 import openai
 
 from ecot.core.errors import EcotError

@@ -143,7 +143,7 @@ def load_model(source: ModelSource, device: str, dtype: str) -> tuple[Any, Any, 
         model = AutoModelForCausalLM.from_pretrained(location, local_files_only=True, dtype=torch_dtype)
     except OSError as err:
         raise EcotError(f"hf generator: cannot load model '{location}' offline: {err}") from None
-    model.to(device).eval()
+    model.to(device).eval()  # type: ignore[arg-type]  # transformers' wrapper of `to` declares a model, not a device
     return model, tokenizer, how
 
 

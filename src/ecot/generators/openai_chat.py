@@ -214,7 +214,8 @@ class OpenAIGenerator(Generator):
             self.native_n = False
             return await super().generate_samples(messages, task, samples, turns)
         choices = sorted(response.choices, key=lambda c: c.index)[: len(samples)]
-        usages = split_usage(_usage(response), [c.finish_reason for c in choices], self.sampling["max_tokens"])
+        limit = self.sampling["max_tokens"]
+        usages = split_usage(_usage(response), [c.finish_reason for c in choices], None if limit is None else int(limit))
         found = [_generation(choice, task.domain, usage) for choice, usage in zip(choices, usages)]
         if len(found) < len(samples):  # a server that ignores n: the others come one by one
             found += await super().generate_samples(messages, task, samples[len(found) :], turns)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ecot.core.errors import EcotError
 from ecot.core.extract import extract_code, split_thinking
-from ecot.generators.base import Generation
 from ecot.core.trajectory import Message
+from ecot.generators.base import Generation
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}

@@ -267,7 +267,7 @@ def pick_bug(plan: Plan, state: State, evidence: Outcome, mset: MutationSet, tas
     words = set(re.findall(r"[A-Za-z_]\w+", evidence.diagnostic)) & mset.names(plan.reference)
     clued = mset.clued_kinds(evidence.diagnostic + "\n" + evidence.log[:2000])
 
-    def key(index: int) -> tuple:
+    def key(index: int) -> tuple[bool, int, int, bool, int]:
         bug = plan.bugs[index].applied
         rank = suspects.index(bug.category) if bug.category in suspects else len(suspects)
         line = line_in(bug, active)

@@ -7,14 +7,15 @@ snippet, fix) always come from the outcome and the planted bug, never from templ
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any, Sequence
+from typing import Any
 
-from ecot.mutators import Applied, MutationSet
 from ecot.core.outcome import NO_CODE, Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.mutators import Applied, MutationSet
 
 ANSWERS: dict[str, tuple[str, ...]] = {
     "initial": ("Here is my implementation:", "Here is the {artifact}:"),

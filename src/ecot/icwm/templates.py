@@ -17,9 +17,9 @@ import builtins
 import difflib
 import keyword
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Callable, Mapping
+from functools import cache, lru_cache
 
 from ecot.core.domain import PYTHON_MASK, Domain, find_domain
 from ecot.core.outcome import Metric, Outcome
@@ -64,7 +64,7 @@ def c_word(text: str) -> str | None:
     return "KW" if text in C_WORDS else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def special_words(domain: str) -> Mapping[str, str]:
     """The words with a domain meaning that the domain's descriptor names (word -> class)."""
     described = find_domain(domain)
@@ -229,7 +229,8 @@ TEMPLATES: dict[str, DomainTemplate] = {
         "python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax,
         word_class=python_word, line_context=triton_line_context,
     ),
-    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax, word_class=python_word),
+    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax,
+                          same_syntax=python_same_syntax, word_class=python_word),
     "python": DomainTemplate(
         "python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax,
         word_class=python_word, line_context=python_line_context,
@@ -244,7 +245,7 @@ def template(domain: str) -> DomainTemplate:
     return found if found is not None else described_template(domain)
 
 
-@lru_cache(maxsize=None)
+@cache
 def described_template(domain: str) -> DomainTemplate:
     """A template from a domain's descriptor: its language, comment style and special words."""
     described = find_domain(domain)

@@ -9,13 +9,13 @@ imported with a tag that says what is missing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.registry import Registry
-from ecot.tasks.suite import check_unique_ids
 from ecot.core.task import Task
+from ecot.tasks.suite import check_unique_ids
 
 Importer = Callable[[Path], list[Task]]
 

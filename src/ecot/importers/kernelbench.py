@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
+from ecot.core.task import Task
 from ecot.importers import read_text
 from ecot.tasks.suite import parse_task
-from ecot.core.task import Task
 
 LEVEL_DIR = re.compile(r"^level(\d+)$")
 KERNELBENCH_TOLERANCE = 1e-2

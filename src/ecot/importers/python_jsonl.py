@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ecot.core.errors import TaskFormatError
+from ecot.core.task import Task
 from ecot.importers import TAG_NO_REFERENCE
 from ecot.tasks.suite import parse_task, read_jsonl
-from ecot.core.task import Task
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 

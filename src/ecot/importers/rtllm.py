@@ -25,9 +25,9 @@ import re
 from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
+from ecot.core.task import Task
 from ecot.importers import TAG_MISSING_DATA, TAG_NO_REFERENCE, read_text, rename_module, strip_comments
 from ecot.tasks.suite import parse_task
-from ecot.core.task import Task
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ import re
 from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
+from ecot.core.task import Task
 from ecot.importers import read_text, rename_module, strip_comments
 from ecot.tasks.suite import parse_task
-from ecot.core.task import Task
 
 REF_MODULE = "RefModule"
 TOP_MODULE = "TopModule"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Literal
 
 from ecot.core.domain import get_domain
 

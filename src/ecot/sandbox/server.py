@@ -57,7 +57,8 @@ class SandboxServer:
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()
         src = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
-        boot = f"import sys; sys.path.insert(0, {src!r}); from ecot.sandboxed.supervisor import serve; serve({INNER_ROOT!r}, {self.proc_fs}, {self.limits.disk_mb})"
+        serve = f"serve({INNER_ROOT!r}, {self.proc_fs}, {self.limits.disk_mb})"
+        boot = f"import sys; sys.path.insert(0, {src!r}); from ecot.sandboxed.supervisor import serve; {serve}"
         # /proc is mounted for the supervisor to enter its own namespaces; it hides it from jobs unless proc_fs
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts(), *extra]
         args += [*source_mounts(), "--proc", "/proc", "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]

@@ -170,7 +170,8 @@ def _run_outcome(
         name = logs.signal_name(result.signal)
         return Outcome(RUNTIME_ERROR, f"the test program was killed by {name}", log, metrics)
     if result.returncode != 0:
-        return Outcome(RUNTIME_ERROR, f"the test program exited with status {result.returncode} (did the function call exit?)", log, metrics)
+        diagnostic = f"the test program exited with status {result.returncode} (did the function call exit?)"
+        return Outcome(RUNTIME_ERROR, diagnostic, log, metrics)
     got = logs.output_lines(result.stdout)
     diff = logs.first_difference(expected, got)
     if diff is not None:

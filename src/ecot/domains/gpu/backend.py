@@ -194,7 +194,8 @@ class GpuBackend(Backend):
                     return Outcome(out.MEMORY_FAULT, overflow.diagnostic, out.joined_log(log, result.output), usage.metrics())
             if result.returncode != 0 and not gpu_cuda.inconclusive(result.output, code):
                 first = gpu_cuda.first_error(result.output).replace("kernels.cu", "cuda_sources")
-                return Outcome(out.COMPILATION_ERROR, f"nvcc ({target.name}) rejects the CUDA source of load_inline('{entry.get('name')}'): {first}",
+                source = f"load_inline('{entry.get('name')}')"
+                return Outcome(out.COMPILATION_ERROR, f"nvcc ({target.name}) rejects the CUDA source of {source}: {first}",
                                out.joined_log(log, result.output))
             for usage in gpu_limits.read_ptxas(result.output):
                 overflow = gpu_limits.check(usage, target)
@@ -215,9 +216,10 @@ class GpuBackend(Backend):
         wanted = {"cand_out.pt": report.get("outputs_file"), "cand_timed.pt": (report.get("timing") or {}).get("timed_file")}
         copies = {}
         for name, produced in wanted.items():
-            if isinstance(produced, str) and re.fullmatch(r"(out|timed)_[0-9a-f]{16}\.pt", produced):
-                if (data := job_file(cand.folder, produced)) is not None:
-                    copies[name] = data
+            if not (isinstance(produced, str) and re.fullmatch(r"(out|timed)_[0-9a-f]{16}\.pt", produced)):
+                continue  # only the names the job's own pattern gives are read back
+            if (data := job_file(cand.folder, produced)) is not None:
+                copies[name] = data
         limits = _output_room(_trusted_limits(task), plan, opts)
         if plan["device"] == "cuda" and opts.timing and opts.compare_compile:
             limits = limits.scaled(wall_s=max(limits.wall_s, 600.0), cpu_s=max(limits.cpu_s, 600.0))  # torch.compile

@@ -164,7 +164,8 @@ def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limi
     record = traces[-1] if traces else None  # the harness writes its own last
     if record is None:
         return replace(outcome, log=outcome.log + "\n[ecot] no execution trace: the traced run ended early")
-    events = record.get("events") if isinstance(record.get("events"), list) else []
+    found = record.get("events")
+    events: list[Any] = found if isinstance(found, list) else []
     payload = {"test": index, "input": cases[index].input, "events": events, "truncated": bool(record.get("truncated"))}
     with big_ints():
         trace_text = json.dumps(payload, ensure_ascii=False)

@@ -72,7 +72,7 @@ class Usage:
     spill_stores: int = -1  # from ptxas -v, when known
     threads: int = 0  # threads per block when the launch fixes it (Triton: num_warps * 32)
 
-    def metrics(self, prefix: str = "") -> dict[str, int]:
+    def metrics(self, prefix: str = "") -> dict[str, int | float | str | bool]:  # an outcome's metric values
         found = {
             "shared_bytes": self.dynamic_shared + self.static_shared,
             "registers": self.registers,
