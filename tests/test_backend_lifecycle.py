@@ -135,3 +135,26 @@ def test_a_ray_actor_body_closes_its_backends(monkeypatch: pytest.MonkeyPatch) -
     assert pid is not None and alive(pid)
     body.close()
     assert backend.closed == 1 and not alive(pid)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_cli_command_closes_the_backends_it_used(monkeypatch: pytest.MonkeyPatch, fails: bool) -> None:
+    import argparse
+
+    from ecot.cli.main import _run_command
+    from ecot.core.errors import EcotError
+
+    monkeypatch.setitem(domains.BACKENDS._loaded, "warmtoy", WarmToyBackend)
+    used: list[WarmToyBackend] = []
+
+    def command(args: argparse.Namespace) -> int:
+        backend = domains.get_backend("warmtoy")
+        assert isinstance(backend, WarmToyBackend)
+        used.append(backend)
+        if fails:
+            raise EcotError("the command failed after starting its backend")
+        return 0
+
+    assert _run_command(argparse.Namespace(_run=command)) == (2 if fails else 0)
+    pid = used[0].warm.pid
+    assert used[0].closed == 1 and (pid is None or not alive(pid))

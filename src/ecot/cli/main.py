@@ -118,6 +118,16 @@ def _run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("ecot: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _close_backends()
+
+
+def _close_backends() -> None:
+    """Stop the warm state of the backends this command used in this process (a command that used none
+    never imported ecot.domains, and does not now)."""
+    domains = sys.modules.get("ecot.domains")
+    if domains is not None:
+        domains.close_backends()
 
 
 def _database_errors() -> tuple[type[sqlite3.DatabaseError], ...]:
