@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 from typing import ClassVar
 
@@ -158,3 +159,42 @@ def test_a_cli_command_closes_the_backends_it_used(monkeypatch: pytest.MonkeyPat
     assert _run_command(argparse.Namespace(_run=command)) == (2 if fails else 0)
     pid = used[0].warm.pid
     assert used[0].closed == 1 and (pid is None or not alive(pid))
+
+
+class SlowToyBackend(Backend):
+    """Prepares until the test lets it go, like cad or gpu importing their libraries."""
+
+    domain = "slowtoy"
+    labels: ClassVar[tuple[str, ...]] = (PASS,)
+    started = threading.Event()
+    release = threading.Event()
+    instances = 0
+
+    def __init__(self) -> None:
+        type(self).instances += 1
+
+    def prepare(self) -> None:
+        self.started.set()
+        assert self.release.wait(10)
+
+    def evaluate(self, task: Task, candidate: str) -> Outcome:
+        return Outcome(PASS, "")
+
+
+def test_one_domain_preparing_does_not_hold_up_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(domains.BACKENDS._loaded, "slowtoy", SlowToyBackend)
+    monkeypatch.setitem(domains.BACKENDS._loaded, "warmtoy", WarmToyBackend)
+    got: list[Backend] = []
+    slow = [threading.Thread(target=lambda: got.append(domains.get_backend("slowtoy"))) for _ in range(2)]
+    try:
+        for thread in slow:
+            thread.start()
+        assert SlowToyBackend.started.wait(10)
+        fast = domains.get_backend("warmtoy")  # returns while slowtoy is still preparing
+        assert isinstance(fast, WarmToyBackend) and not got
+    finally:
+        SlowToyBackend.release.set()
+        for thread in slow:
+            thread.join(10)
+        domains.close_backends()
+    assert len(got) == 2 and got[0] is got[1] and SlowToyBackend.instances == 1  # prepared once for both callers

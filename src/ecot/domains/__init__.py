@@ -37,20 +37,28 @@ def options_model(domain: str) -> type[BaseModel]:
 
 # keyed by process too: a forked child must not share its parent's warm interpreters (their pipes)
 _backends: dict[tuple[int, str], Backend] = {}
-_backends_lock = threading.Lock()
+_backends_lock = threading.Lock()  # guards the two tables, never held while a backend prepares
+_preparing: dict[tuple[int, str], threading.Lock] = {}  # one per domain: cad's start must not hold up rtl
 
 
 def get_backend(domain: str) -> Backend:
     """This process's checked and prepared backend for a domain (backends keep warm state); the
     process closes it with close_backends()."""
+    key = (os.getpid(), domain)
     with _backends_lock:
-        key = (os.getpid(), domain)
         backend = _backends.get(key)
-        if backend is None:
+        if backend is not None:
+            return backend
+        preparing = _preparing.setdefault(key, threading.Lock())
+    with preparing:
+        with _backends_lock:
+            backend = _backends.get(key)
+        if backend is None:  # the first caller prepares; others of this domain wait for it
             backend = BACKENDS.get(domain)()
             backend.check_tools()
             backend.prepare()
-            _backends[key] = backend
+            with _backends_lock:
+                _backends[key] = backend
         return backend
 
 
