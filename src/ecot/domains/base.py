@@ -16,7 +16,16 @@ from ecot.core.outcome import COMMON_LABELS, Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains.versions import tool_version
 
-__all__ = ["Backend", "DomainOptions", "FreeOptions", "OptionProblem", "check_options", "describe_options_error", "tool_version"]
+__all__ = [
+    "Backend",
+    "DomainOptions",
+    "FreeOptions",
+    "OptionProblem",
+    "build_options",
+    "check_options",
+    "describe_options_error",
+    "tool_version",
+]
 
 
 class OptionProblem(ValueError):
@@ -42,13 +51,10 @@ class DomainOptions(BaseModel):
     def of_task(cls, task: Task) -> Self:
         """The typed options of a task built in code (suites are checked at load); ValueError if wrong."""
         try:
-            made = cls.model_validate(dict(task.options))
-            made.check_bundle(task.files)
-        except ValidationError as err:
-            option, message = describe_options_error(err)
-            raise ValueError(f"task {task.id}: option '{option}': {message}") from None
+            made = build_options(cls, task.options, task.files)
         except OptionProblem as err:
             raise ValueError(f"task {task.id}: {err}") from None
+        assert isinstance(made, cls)
         return made
 
 
@@ -69,14 +75,21 @@ def describe_options_error(err: ValidationError) -> tuple[str, str]:
     return option, message + more
 
 
+def build_options(model: type[BaseModel], options: Mapping[str, Any], files: Mapping[str, str]) -> BaseModel:
+    """A task's typed options, checked against its bundle too; OptionProblem names the first bad option."""
+    try:
+        made = model.model_validate(dict(options))
+    except ValidationError as err:
+        raise OptionProblem(*describe_options_error(err)) from None
+    if isinstance(made, DomainOptions):
+        made.check_bundle(files)
+    return made
+
+
 def check_options(model: type[BaseModel], options: Mapping[str, Any], files: Mapping[str, str], where: str) -> None:
     """Validate a task's options at load time; TaskOptionsError names the file and the option."""
     try:
-        made = model.model_validate(dict(options))
-        if isinstance(made, DomainOptions):
-            made.check_bundle(files)
-    except ValidationError as err:
-        raise TaskOptionsError(where, *describe_options_error(err)) from None
+        build_options(model, options, files)
     except OptionProblem as err:
         raise TaskOptionsError(where, err.option, err.message) from None
 
