@@ -9,7 +9,6 @@ descriptor holds only cheap data and lazy "module:attr" references, so importing
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ecot.core.errors import EcotError
 from ecot.core.outcome import KindedLabel, LabelKind, SharedLabel
-from ecot.core.registry import Registry
+from ecot.core.registry import Registry, load_reference
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -116,12 +115,6 @@ class Domain:
     def load_backend(self) -> Any:
         """The Backend class named by `backend`."""
         return load_reference(self.backend)
-
-
-def load_reference(reference: str) -> Any:
-    """The object a "module:attr" reference names, imported now."""
-    module_name, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
 
 
 DOMAINS: Registry[Domain] = Registry(

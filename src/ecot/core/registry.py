@@ -7,11 +7,17 @@ third-party packages add their own through the entry-point group named by the re
 from __future__ import annotations
 
 import importlib
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ecot.core.errors import UnknownNameError
 
 T = TypeVar("T")
+
+
+def load_reference(reference: str) -> Any:
+    """The object a "module:attr" reference names, imported now."""
+    module_name, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 class Registry(Generic[T]):
@@ -49,8 +55,7 @@ class Registry(Generic[T]):
         if target is None:
             known = ", ".join(self.names()) or "none"
             raise UnknownNameError(f"unknown {self.kind[:-1]} '{name}' (known: {known})")
-        module_name, _, attribute = target.partition(":")
         # The registry's type is a promise made by whoever registered the target; it is not checked here.
-        value: T = getattr(importlib.import_module(module_name), attribute)
+        value: T = load_reference(target)
         self._loaded[name] = value
         return value
