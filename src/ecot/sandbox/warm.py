@@ -78,9 +78,7 @@ class WarmPython:
     def start(self) -> None:
         """Start the interpreter now (the preload import is paid here, not by the first job)."""
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._stop()
-                self._launch()
+            self._ensure_running()
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _command(self) -> list[str]:
@@ -156,6 +154,14 @@ class WarmPython:
             warn_shared_workdirs_once()
         return proc
 
+    def _ensure_running(self) -> subprocess.Popen[bytes]:
+        """The running interpreter, started anew if there is none or it died (the caller holds the lock)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            self._launch()
+        assert self._proc is not None
+        return self._proc
+
     def _launch(self) -> None:
         try:
             self._proc = self._start()
@@ -214,11 +220,7 @@ class WarmPython:
 
     def _exchange(self, job: dict[str, Any], deadline: float) -> dict[str, Any]:
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._stop()
-                self._launch()
-            proc = self._proc
-            assert proc is not None
+            proc = self._ensure_running()
             assert proc.stdin is not None and proc.stdout is not None
             try:
                 _supervisor.write_message(proc.stdin, {"job": job})
