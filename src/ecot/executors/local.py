@@ -40,6 +40,7 @@ from ecot.executors.work import (
     backend_requires,
     default_workers,
     evaluate,
+    evaluate_on,
     evaluation_work,
     lost_outcome,
     spin,
@@ -108,11 +109,7 @@ class LocalPool:
             raise WorkerLost(f"a worker process died on each of {self.retries + 1} attempts")
 
     async def evaluate(self, task: Task, code: str) -> Outcome:
-        try:
-            outcome: Outcome = await self.submit(evaluation_work(task, code))
-            return outcome
-        except WorkerLost as err:
-            return lost_outcome(err)
+        return await evaluate_on(self, task, code)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

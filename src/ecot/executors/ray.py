@@ -36,8 +36,7 @@ from ecot.executors.work import (
     PendingGate,
     Work,
     WorkerLost,
-    evaluation_work,
-    lost_outcome,
+    evaluate_on,
 )
 
 log = logging.getLogger(__name__)
@@ -104,11 +103,7 @@ class RayExecutor:
         raise WorkerLost(f"pool {pool.key}: the worker died on each of {self.retries + 1} attempts ({type(last).__name__})")
 
     async def evaluate(self, task: Task, code: str) -> Outcome:
-        try:
-            outcome: Outcome = await self.submit(evaluation_work(task, code))
-            return outcome
-        except WorkerLost as err:
-            return lost_outcome(err)
+        return await evaluate_on(self, task, code)
 
     def placements(self) -> dict[str, list[tuple[int, str]]]:
         """(pid, node id) of every ready actor, per pool."""

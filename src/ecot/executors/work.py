@@ -125,6 +125,15 @@ def lost_outcome(err: Exception) -> Outcome:
     return infra_error(f"the backend worker was lost on every attempt: {err}")
 
 
+async def evaluate_on(executor: Executor, task: Task, code: str) -> Outcome:
+    """One candidate on its task's backend through either engine; a worker lost on every try is Infra_Error."""
+    try:
+        outcome: Outcome = await executor.submit(evaluation_work(task, code))
+        return outcome
+    except WorkerLost as err:
+        return lost_outcome(err)
+
+
 # -- shared machinery --------------------------------------------------------------------------------
 def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
