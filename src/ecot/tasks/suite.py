@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Limits, Task
+from ecot.domains import options_model
+from ecot.domains.base import check_options
 
 TASK_FILE = "task.toml"
 MAX_BUNDLE_FILE_BYTES = 4 * 1024 * 1024
@@ -92,9 +94,6 @@ def parse_task(data: Any, where: str) -> Task:
 def check_task_options(task: Task, where: str) -> None:
     """A typo or a bad value in [options] fails here, at load, naming the file and the option
     (TaskOptionsError), rather than as an Infra_Error at evaluation time."""
-    from ecot.domains import options_model  # the domains layer sits above tasks: imported when used
-    from ecot.domains.base import check_options
-
     check_options(options_model(task.domain), task.options, task.files, where)
 
 
