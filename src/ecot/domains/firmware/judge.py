@@ -3,8 +3,9 @@
 Only channels the firmware cannot write decide: the tagged report lines (the per-evaluation secret
 is linked into the trusted runtime only), QEMU's own trace and USART output files, QEMU's exit
 signal, and the expectations, which never leave the host. QEMU's trace also shows every write to
-the harness's clock (TIM5): one the harness did not make fails the run, however it got past the trap. A candidate that prints a fake result
-or a fake fault report prints untagged text, which is kept in the log and judged by nobody.
+the harness's clock (TIM5): one the harness did not make fails the run, however it got past the
+trap. A candidate that prints a fake result or a fake fault report prints untagged text, which is
+kept in the log and judged by nobody.
 """
 
 from __future__ import annotations

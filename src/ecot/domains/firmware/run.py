@@ -1,9 +1,9 @@
 """Running firmware in QEMU (netduinoplus2: an STM32F405) and collecting what it left behind.
 
 Everything QEMU writes for the judge (the semihosting report, the -d unimp trace with QEMU's log of
-every MMIO write, the USART outputs, the ELF) lives in a folder with a random name inside the work dir. The firmware can open
-host files through semihosting, but only by name and it cannot list folders, so it can reach
-none of them; `arg=` hides the ELF path from SYS_GET_CMDLINE, and QEMU's seccomp sandbox
+every MMIO write, the USART outputs, the ELF) lives in a folder with a random name inside the work
+dir. The firmware can open host files through semihosting, but only by name and it cannot list
+folders, so it can reach none of them; `arg=` hides the ELF path from SYS_GET_CMDLINE, and QEMU's seccomp sandbox
 (`-sandbox ... spawn=deny`) stops SYS_SYSTEM from running host commands (QEMU dies with SIGSYS).
 """
 
