@@ -25,10 +25,10 @@ import sysconfig
 import tempfile
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 from ecot.core.task import Limits
 from ecot.sandbox.isolation import (
@@ -238,6 +238,32 @@ def _reachable(path: str) -> bool:
     """Whether a user who is neither owner nor group can reach path (every folder above is o+x)."""
     parts = Path(path).resolve().parts
     return all(os.stat(Path(*parts[: i + 1])).st_mode & 0o001 for i in range(1, len(parts)))
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class WarmSet(Generic[K]):
+    """A backend's warm interpreters, one per key (a preload set, with or without a GPU), each made on
+    first use by `make(key)` and all stopped by close(); a later get() makes a new one."""
+
+    def __init__(self, make: Callable[[K], WarmPython]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._warm: dict[K, WarmPython] = {}
+
+    def get(self, key: K) -> WarmPython:
+        with self._lock:
+            if key not in self._warm:
+                self._warm[key] = self._make(key)
+            return self._warm[key]
+
+    def close(self) -> None:
+        with self._lock:
+            warm = list(self._warm.values())
+            self._warm.clear()
+        for interpreter in warm:
+            interpreter.close()
 
 
 @functools.cache

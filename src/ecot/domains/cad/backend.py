@@ -42,7 +42,7 @@ from ecot.core.task import Limits, Task
 from ecot.domains.base import Backend
 from ecot.domains.cad import verdict
 from ecot.domains.cad.options import CadOptions
-from ecot.sandbox.warm import WarmPython
+from ecot.sandbox.warm import WarmPython, WarmSet
 
 PRELOAD = ("cadquery", "ecot.domains.cad.jobs.harness", "ecot.domains.cad.jobs.checks", "ecot.domains.cad.jobs.compare")
 HARNESS = "from ecot.domains.cad.jobs.harness import main\nmain()\n"
@@ -75,7 +75,7 @@ class CadBackend(Backend):
     def __init__(self) -> None:
         self._references: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
-        self._warm: WarmPython | None = None  # the interpreter that imported CadQuery once
+        self._warm = WarmSet(WarmPython)  # the interpreter that imported CadQuery once, by preload set
 
     def check_tools(self) -> None:
         for module in ("cadquery", "OCP"):
@@ -92,17 +92,12 @@ class CadBackend(Backend):
 
     def runner(self) -> WarmPython:
         """The backend's warm interpreter (created on first use if prepare() was not called)."""
-        with self._lock:
-            if self._warm is None:
-                self._warm = WarmPython(preload())
-            return self._warm
+        return self._warm.get(preload())
 
     def close(self) -> None:
         with self._lock:
-            warm, self._warm = self._warm, None
             self._references.clear()
-        if warm is not None:
-            warm.close()
+        self._warm.close()
 
     # -- one evaluation -----------------------------------------------------------------------------
     def evaluate(self, task: Task, candidate: str) -> Outcome:

@@ -40,7 +40,7 @@ from ecot.domains.gpu.jobs import cuda as gpu_cuda
 from ecot.domains.gpu.jobs import limits as gpu_limits
 from ecot.domains.gpu.jobs.common import without_class
 from ecot.domains.gpu.options import GpuOptions
-from ecot.domains.gpu.runner import JobResult, JobRunner, WarmRunners, gpu_device_nodes, job_file, strip_tag
+from ecot.domains.gpu.runner import JobResult, JobRunner, gpu_device_nodes, job_file, strip_tag, warm_runners
 
 PLAN_CACHE_TASKS = 1024
 GPU_CANDIDATE_WALL_S = 300.0
@@ -56,7 +56,7 @@ class GpuBackend(Backend):
     def __init__(self) -> None:
         self._plans: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._compiled: OrderedDict[str, dict[str, Any]] = OrderedDict()  # same source and launches: same kernels
-        self._runners = WarmRunners()  # sandboxed interpreters that imported torch once
+        self._runners = warm_runners()  # sandboxed interpreters that imported torch once
 
     def prepare(self) -> None:
         """Start the warm interpreter this machine's tasks use by default (importing torch takes seconds)."""

@@ -14,7 +14,6 @@ import json
 import os
 import secrets
 import stat
-import threading
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any
 from ecot import sandbox
 from ecot.core.task import Limits
 from ecot.sandbox import ExecResult
-from ecot.sandbox.warm import WarmPython
+from ecot.sandbox.warm import WarmPython, WarmSet
 
 CPU_PRELOAD = ("torch", "ecot.domains.gpu.jobs.preload")  # Triton in interpreter mode, meta kernels warm
 GPU_PRELOAD = ("torch", "ecot.domains.gpu.jobs.preload_cuda")  # Triton compiler mode, its key hashed
@@ -50,26 +49,9 @@ class DeviceWarmPython(WarmPython):
         return args
 
 
-class WarmRunners:
-    """A backend's warm Pythons for GPU-domain jobs: one without and one with the device nodes, each
-    started on first use (or by start()) and stopped by close()."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._runners: dict[bool, WarmPython] = {}
-
-    def get(self, gpu: bool) -> WarmPython:
-        with self._lock:
-            if gpu not in self._runners:
-                self._runners[gpu] = DeviceWarmPython(GPU_PRELOAD) if gpu else WarmPython(CPU_PRELOAD)
-            return self._runners[gpu]
-
-    def close(self) -> None:
-        with self._lock:
-            runners = list(self._runners.values())
-            self._runners.clear()
-        for runner in runners:
-            runner.close()
+def warm_runners() -> WarmSet[bool]:
+    """A backend's warm Pythons for GPU-domain jobs, keyed by whether they hold the device nodes."""
+    return WarmSet(lambda gpu: DeviceWarmPython(GPU_PRELOAD) if gpu else WarmPython(CPU_PRELOAD))
 
 
 @dataclass
@@ -83,7 +65,7 @@ class JobResult:
 class JobRunner:
     """Runs the jobs of one evaluation; their folders live until the ExitStack closes."""
 
-    def __init__(self, stack: ExitStack, runners: WarmRunners, gpu: bool) -> None:
+    def __init__(self, stack: ExitStack, runners: WarmSet[bool], gpu: bool) -> None:
         self.stack = stack
         self.gpu = gpu
         self.tag = f"@ECOTGPU{secrets.token_hex(8)}@"
