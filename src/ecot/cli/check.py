@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
         code = path.read_text(encoding="utf-8", errors="replace")
     else:
         raise EcotError("give a candidate file, or --reference")
-    outcome = get_backend(task.domain).run(task, code)
+    backend = get_backend(task.domain)
+    backend.overlap = True  # one candidate at a time: the machine's other cores are free for it
+    outcome = backend.run(task, code)
     if args.json:
         print(outcome_json(task, outcome))
     else:

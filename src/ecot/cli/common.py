@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,8 +28,26 @@ def __getattr__(name: str) -> Console:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@lru_cache(maxsize=1)
+_routed: ContextVar[Console | None] = ContextVar("ecot_console", default=None)
+
+
+@contextmanager
+def printing_to(console: Console) -> Iterator[None]:
+    """Print through `console` instead of this process's terminal (the resident checker prints for the
+    terminal of the `ecot check` that called it)."""
+    token = _routed.set(console)
+    try:
+        yield
+    finally:
+        _routed.reset(token)
+
+
 def _console() -> Console:
+    return _routed.get() or _terminal_console()
+
+
+@lru_cache(maxsize=1)
+def _terminal_console() -> Console:
     from rich.console import Console
 
     return Console()

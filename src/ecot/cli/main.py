@@ -2,23 +2,20 @@
 
 The top-level parser knows every subcommand by name and help line only; the module of the chosen
 subcommand is imported when the command line names it, so `ecot --help` and a one-shot `ecot check`
-load no other subcommand (and no heavy dependency a subcommand imports).
+load no other subcommand (and no heavy dependency a subcommand imports). `ecot check` first offers
+itself to a resident checker (`ecot checker start`), before argparse is even imported.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING
 
-from ecot import __version__
-from ecot.core.errors import EcotError
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a resident check must start fast
 if TYPE_CHECKING:
+    import argparse
     import sqlite3
+    from collections.abc import Sequence
+    from types import ModuleType
 
 # name -> (module, one-line help). Modules import heavy dependencies inside run() only.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -33,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ecot.cli.bench", "score a model on benchmark suites with the paper's metrics (pass@k, Syn@k/Func@k, fast_p, Fix%, ...); compare runs"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
     "report": ("ecot.cli.report", "a static HTML report and trajectory browser of a store: overview, filterable table, one page per trajectory"),
+    "checker": ("ecot.cli.checker", "a resident checker that one-shot `ecot check` calls hand their work to (start, stop, status)"),
 }
 
 
@@ -48,6 +46,11 @@ def chosen_command(argv: Sequence[str]) -> str | None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand listed; only `command` (if given) gets its real arguments."""
+    import argparse
+    import importlib
+
+    from ecot import __version__
+
     parser = argparse.ArgumentParser(
         prog="ecot",
         description="Execution-grounded reasoning data for industrial code: real toolchains, "
@@ -67,6 +70,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+_parsers: dict[str | None, argparse.ArgumentParser] = {}
+
+
+def _parser(command: str | None) -> argparse.ArgumentParser:
+    """build_parser's parser, made once per process and command (a resident checker parses many)."""
+    if command not in _parsers:
+        _parsers[command] = build_parser(command)
+    return _parsers[command]
+
+
 def _add_command(command: argparse.ArgumentParser, module: ModuleType) -> None:
     module.add_arguments(command)
     command.set_defaults(_run=module.run, _late_operands=getattr(module, "late_operands", None))
@@ -74,7 +87,19 @@ def _add_command(command: argparse.ArgumentParser, module: ModuleType) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    parser = build_parser(chosen_command(arguments))
+    if arguments[:1] == ["check"]:
+        from ecot.cli import checker_link
+
+        answered = checker_link.check_resident(arguments[1:])
+        if answered is not None:
+            return answered
+    return run_in_process(arguments)
+
+
+def run_in_process(arguments: list[str], keep_backends: bool = False) -> int:
+    """Parse and run a command line in this process; keep_backends leaves the backends' warm state
+    running afterwards (the resident checker reuses it for the next check)."""
+    parser = _parser(chosen_command(arguments))
     args, extra = parser.parse_known_args(arguments)
     # argparse hands out every positional at its first run of them: an operand after an option
     # (`check SUITE --task-id ID FILE`) comes back unparsed; a subcommand may claim it.
@@ -89,12 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    return _run_command(args)
+    return _run_command(args, keep_backends)
 
 
-def _run_command(args: argparse.Namespace) -> int:
+def _run_command(args: argparse.Namespace, keep_backends: bool = False) -> int:
     """Run the chosen subcommand; a failure the user can fix is one `ecot: error:` line, exit status 2."""
     import logging
+
+    from ecot.core.errors import EcotError
 
     try:
         return int(args._run(args) or 0)
@@ -119,7 +146,8 @@ def _run_command(args: argparse.Namespace) -> int:
         print("ecot: interrupted", file=sys.stderr)
         return 130
     finally:
-        _close_backends()
+        if not keep_backends:
+            _close_backends()
 
 
 def _close_backends() -> None:

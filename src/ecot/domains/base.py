@@ -103,6 +103,10 @@ class Backend(ABC):
     # "memory_mb", "toolchain:<name>", custom names); "toolchain:<domain>" is always implied
     requires: ClassVar[dict[str, float]] = {}
     options_model: ClassVar[type[DomainOptions]] = FreeOptions  # the task [options] this backend reads
+    # A caller that judges one candidate at a time (`ecot check`) has cores to spare: a backend may then
+    # run one evaluation's independent steps at once (rtl: Yosys beside the simulation). The verdict is
+    # the same either way; pools of workers leave it off, where it would only cost CPU.
+    overlap: bool = False
 
     # -- lifecycle: the owner (ecot.domains.get_backend, an executor's worker) calls prepare() before
     # the first evaluation and close() when done; `with backend:` does both. A backend may be

@@ -27,6 +27,9 @@ Per-task options (task.toml [options]; the typed model is options.RtlOptions, ch
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -70,16 +73,34 @@ class RtlBackend(Backend):
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
         # without a backtick there is no directive: the preprocessor would return the text unchanged
         directives = "`" in candidate
-        with sandbox.workdir("ecot-rtl-") as work:
+        with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, candidate, mode, directives) as ahead:
             wanted = directives and (mode != "off" or RtlOptions.of_task(task).lint)
             run = sim.simulate(task, candidate, work, preprocess=wanted)
             outcome = rtl_expect.check(task, run, candidate)
             if outcome.passed:
                 outcome = checks.standalone(task, candidate, work, outcome)
-            return self._checks(task, run.preprocessed if directives else candidate, work, outcome, mode)
+            return self._checks(task, run.preprocessed if directives else candidate, work, outcome, mode, ahead)
+
+    @contextmanager
+    def _yosys_ahead(self, task: Task, candidate: str, mode: str, directives: bool) -> Iterator[Future[sandbox.ExecResult] | None]:
+        """With `overlap`, Yosys reads the design while it is simulated (its verdict counts only if the
+        simulation passes or hangs). Not for a design with directives: Yosys must read the text the
+        simulator's preprocessor produced. Leaving waits for Yosys, whose folder is its own."""
+        checked = checks.checked_source(task, candidate)
+        if not self.overlap or directives or mode == "off" or isinstance(checked, Outcome):
+            yield None
+            return
+
+        def yosys() -> sandbox.ExecResult:
+            with sandbox.workdir("ecot-rtl-synth-") as folder:
+                return checks.run_yosys(task, checked, folder)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecot-rtl-yosys") as pool:
+            yield pool.submit(yosys)
 
     @staticmethod
-    def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str) -> Outcome:
+    def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str,
+                ahead: Future[sandbox.ExecResult] | None = None) -> Outcome:
         """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
         hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
         structural = mode != "off" and (outcome.passed or hung)
@@ -90,7 +111,8 @@ class RtlBackend(Backend):
         if isinstance(checked, Outcome):
             return (checks.as_warning(outcome, checked) if mode == "warn" else checked) if outcome.passed else outcome
         if structural:
-            found = checks.structural(task, checked, work, outcome)
+            ran = ahead.result() if ahead is not None else None
+            found = checks.structural(task, checked, work, outcome, ran)
             outcome = checks.as_warning(outcome, found) if mode == "warn" else found
         if lint and outcome.passed:
             outcome = checks.lint(task, checked, work, outcome)

@@ -87,22 +87,11 @@ def as_warning(sim: Outcome, checked: Outcome) -> Outcome:
     return Outcome(sim.label, f"{sim.diagnostic}; {note}", truncate_log(f"{checked.log}\n[ecot] {note}"), metrics)
 
 
-def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
+def structural(task: Task, checked: str, work: Path, sim: Outcome, ran: sandbox.ExecResult | None = None) -> Outcome:
     """Yosys: latches, combinational loops, multiple drivers. After a timed-out simulation only a
-    loop it finds replaces the timeout; after a pass every way the check can fail fails the candidate."""
-    folder = work / "synth"
-    folder.mkdir()
-    design = _design_name(task)
-    sandbox.write_files(folder, {design: checked})
-    top = RtlOptions.of_task(task).top
-    hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
-    # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
-    if RtlOptions.of_task(task).gate_count:
-        passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
-    else:
-        passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
-    command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
-    result = sandbox.run(command, folder, task.limits.scaled(output_kb=4096), proc_fs=True)
+    loop it finds replaces the timeout; after a pass every way the check can fail fails the candidate.
+    `ran`: Yosys's run on `checked` made beforehand (run_yosys), alongside the simulation."""
+    result = ran if ran is not None else run_yosys(task, checked, work)
     findings = logs.read_yosys(result.output)
     metrics = {**sim.metrics, **findings.metrics}
     problems = [p for p in findings.problems if not (RtlOptions.of_task(task).allow_latches and "latch" in p)]
@@ -116,6 +105,23 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
     if failed is not None:
         return Outcome(failed[0], failed[1], log, metrics)
     return Outcome(sim.label, sim.diagnostic, sim.log, metrics)
+
+
+def run_yosys(task: Task, checked: str, work: Path) -> sandbox.ExecResult:
+    """Yosys's structural script on the checked text, in a folder of its own under `work`."""
+    folder = work / "synth"
+    folder.mkdir()
+    design = _design_name(task)
+    sandbox.write_files(folder, {design: checked})
+    top = RtlOptions.of_task(task).top
+    hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
+    # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
+    if RtlOptions.of_task(task).gate_count:
+        passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
+    else:
+        passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
+    command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
+    return sandbox.run(command, folder, task.limits.scaled(output_kb=4096), proc_fs=True)
 
 
 def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: Task) -> tuple[str, str] | None:

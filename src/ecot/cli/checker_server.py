@@ -1,0 +1,275 @@
+"""The resident checker: one process that answers the `ecot check` calls handed to it (checker_link).
+
+It runs each check through the same code path as `ecot check` in its own process (argument parsing,
+task loading, the backend, the printed outcome and exit status), with the caller's working folder and
+terminal, and keeps the backends' warm state (sandboxes, reference profiles) between checks. Checks
+run one at a time in the order they arrive. It stops when asked, after `idle_s` without a request,
+or when ecot's code or the installed packages change under it (the check that finds the change is
+declined and runs in the caller's process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import logging
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ecot.cli import checker_link
+from ecot.core.errors import EcotError
+
+if TYPE_CHECKING:
+    from ecot.cli.checker_link import Message
+
+log = logging.getLogger(__name__)
+LOCK_NAME = "checker.lock"
+LOG_NAME = "checker.log"
+REQUEST_TIMEOUT_S = 10.0  # reading a request; a check itself has the task's own limits
+_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create the socket's folder private to us, or refuse one that is not (a link, another owner,
+    group or other access): whoever can enter it could answer our checks."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not checker_link.is_private(str(folder)):
+        raise EcotError(f"{folder} is not a private folder (it must be a directory owned by you with mode 0700); "
+                        f"remove it or choose another socket with ${checker_link.SOCKET_ENV}")
+
+
+class CodeWatch:
+    """Whether the code this process runs changed since it loaded it: the files of the ecot modules it
+    has imported, and the package folders on sys.path (installing or removing a package, such as a
+    domain plug-in, changes one). Modules imported later join as they are first seen."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[int, int]] = {}
+        self.changed()
+
+    def changed(self) -> bool:
+        paths = [folder for folder in sys.path if folder.endswith(("site-packages", "dist-packages"))]
+        paths += [module.__file__ for name, module in list(sys.modules.items())
+                  if (name == "ecot" or name.startswith("ecot.")) and getattr(module, "__file__", None)]
+        for path in paths:
+            try:
+                info = os.stat(path)
+                now = (info.st_mtime_ns, info.st_size)
+            except OSError:
+                now = (-1, -1)  # a file gone since it was loaded
+            if self.seen.setdefault(path, now) != now:
+                return True
+        return False
+
+
+class ResidentChecker:
+    def __init__(self, path: str, idle_s: float | None) -> None:
+        self.path = path
+        self.folder = Path(path).parent
+        self.idle_s = idle_s
+        self.started = time.time()
+        self.checks = 0
+        self.stopping = False
+        self.context = checker_link.context()
+        self.code = CodeWatch()
+
+    def serve(self) -> None:
+        """Listen until stopped; the socket goes when the checker does (whatever ends it)."""
+        prepare_folder(self.folder)
+        with self._only_one(), self._listening() as server:
+            _warm_up()
+            log.warning("resident checker %d listening on %s", os.getpid(), self.path)
+            while not self.stopping:
+                try:
+                    conn, _ = server.accept()
+                except TimeoutError:
+                    log.warning("no request for %g s: stopping", self.idle_s)
+                    return
+                with conn:
+                    self._handle(conn)
+
+    @contextlib.contextmanager
+    def _only_one(self) -> Iterator[None]:
+        """Hold the folder's lock for the checker's life: a second checker for the same socket refuses to
+        start, and a socket left by a dead one can be removed safely."""
+        with open(self.folder / LOCK_NAME, "a+") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.seek(0)
+                raise EcotError(f"a resident checker already serves {self.path} (pid {lock.read().strip() or '?'})") from None
+            lock.truncate(0)
+            lock.write(str(os.getpid()))
+            lock.flush()
+            try:
+                yield
+            finally:
+                lock.truncate(0)
+
+    @contextlib.contextmanager
+    def _listening(self) -> Iterator[socket.socket]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # a dead checker's socket: we hold the lock, so no live one owns it
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            server.bind(self.path)
+            os.chmod(self.path, 0o600)
+            mine = os.stat(self.path).st_ino
+            server.listen(16)
+            server.settimeout(self.idle_s)
+            yield server
+        finally:
+            server.close()
+            with contextlib.suppress(OSError):
+                if os.stat(self.path).st_ino == mine:
+                    os.unlink(self.path)
+
+    def _handle(self, conn: socket.socket) -> None:
+        pid, uid, _ = _UCRED.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
+        if uid != os.getuid():
+            log.warning("refused a connection from pid %d with uid %d", pid, uid)
+            return
+        conn.settimeout(REQUEST_TIMEOUT_S)
+        request = checker_link.receive(conn)
+        if request is None:
+            return
+        conn.settimeout(None)
+        reply = self.answer(request)
+        with contextlib.suppress(OSError):  # the caller may have gone (Ctrl-C): its answer goes nowhere
+            checker_link.send(conn, reply)
+
+    def answer(self, request: Message) -> Message:
+        op = request.get("op")
+        if op == "status":
+            return {"pid": os.getpid(), "since": self.started, "checks": self.checks, "idle_s": self.idle_s,
+                    "socket": self.path, "install": self.context["install"], "python": self.context["python"]}
+        if op == "stop":
+            self.stopping = True
+            return {"stopping": os.getpid()}
+        if op != "check":
+            return {"declined": f"unknown request {op!r}"}
+        why = self._declined(request)
+        if why:
+            log.warning("declined a check: %s", why)
+            return {"declined": why}
+        self.checks += 1
+        return run_check(request)
+
+    def _declined(self, request: Message) -> str | None:
+        for key in ("install", "python", "env"):
+            if request.get(key) != self.context[key]:
+                return f"the caller's {key} differs from the checker's"
+        if self.code.changed():
+            self.stopping = True  # every later check would be declined too
+            return "ecot's code or the installed packages changed since the checker started"
+        return None
+
+
+def run_check(request: Message) -> Message:
+    """`ecot check ARGV` as the caller's process would run it: in its folder, printing for its terminal."""
+    from ecot.cli.common import printing_to
+    from ecot.cli.main import run_in_process
+
+    out, err = io.StringIO(), io.StringIO()
+    shown = request.get("terminal") or {}
+    try:
+        os.chdir(str(request.get("cwd")))
+    except (OSError, TypeError) as error:
+        return {"declined": f"cannot enter the caller's folder: {error}"}
+    try:
+        with _caller_streams(out, err, shown), printing_to(_console_for(out, shown)):
+            status = _exit_status(list(request.get("argv") or []), err, run_in_process)
+    finally:
+        os.chdir("/")
+    return {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def _exit_status(argv: list[str], err: IO[str], run_in_process: Any) -> int:
+    try:
+        return int(run_in_process(["check", *argv], keep_backends=True))
+    except SystemExit as done:  # argparse: a usage error (2)
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=err)
+        return 1
+    except Exception:  # noqa: BLE001 - what an uncaught error would print in the caller's own process
+        log.exception("a check failed")
+        err.write(traceback.format_exc())
+        return 1
+
+
+@contextlib.contextmanager
+def _caller_streams(out: IO[str], err: IO[str], shown: Message) -> Iterator[None]:
+    """stdout, stderr, warnings logged and the width argparse formats for: the caller's."""
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    root = logging.getLogger()
+    columns = os.environ.get("COLUMNS")
+    width = _width(shown)
+    os.environ["COLUMNS"] = str(width)
+    root.addHandler(handler)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            yield
+    finally:
+        root.removeHandler(handler)
+        if columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = columns
+
+
+def _width(shown: Message) -> int:
+    env = shown.get("env") or {}
+    size = shown.get("size")
+    columns = str(env.get("COLUMNS", ""))
+    if columns.isdigit():
+        return int(columns)
+    return int(size[0]) if size else 80
+
+
+def _console_for(out: IO[str], shown: Message) -> Any:
+    from rich.console import Console
+
+    env = dict(shown.get("env") or {})
+    size = shown.get("size")
+    lines = str(env.get("LINES", ""))
+    height = int(lines) if lines.isdigit() else (int(size[1]) if size else 25)
+    return Console(file=out, force_terminal=True if shown.get("tty") else None, width=_width(shown), height=height, _environ=env)
+
+
+def _warm_up() -> None:
+    """Import what every check needs now, not in the first caller's time."""
+    import ecot.cli.check
+    import ecot.cli.common
+    import ecot.domains  # noqa: F401
+
+
+def serve_forever(path: str, idle_s: float | None) -> int:
+    """Run a checker in this process until it stops; SIGTERM and SIGINT stop it cleanly."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    os.chdir("/")
+    try:
+        ResidentChecker(path, idle_s).serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        from ecot.domains import close_backends
+
+        close_backends()
+    return 0
