@@ -6,6 +6,7 @@ No CadQuery needed: these exercise the numpy metrics and the host-side label log
 from __future__ import annotations
 
 import signal
+from typing import Any
 
 import numpy as np
 import pytest
@@ -174,9 +175,9 @@ def test_an_evaluation_checks_the_task_options_once_and_hands_them_down(monkeypa
     validated: list[object] = []
     plain = CadOptions.model_validate
 
-    def counted(cls: type[CadOptions], data: object, **keywords: object) -> CadOptions:
+    def counted(cls: type[CadOptions], data: Any, **keywords: Any) -> CadOptions:
         validated.append(data)
-        return plain(data, **keywords)  # type: ignore[arg-type]
+        return plain(data, **keywords)
 
     monkeypatch.setattr(CadOptions, "model_validate", classmethod(counted))
     backend, built, judged = CadBackend(), [], []
