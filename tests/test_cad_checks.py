@@ -6,12 +6,13 @@ No CadQuery needed: these exercise the numpy metrics and the host-side label log
 from __future__ import annotations
 
 import signal
+from typing import Any
 
 import numpy as np
 import pytest
 
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT
-from ecot.core.task import Limits
+from ecot.core.task import Limits, Task
 from ecot.domains.cad.jobs import metrics
 from ecot.domains.cad.verdict import (
     GEOMETRY_ERROR,
@@ -160,3 +161,42 @@ def test_crashes_and_hangs_use_the_traceback_faulthandler_printed() -> None:
     assert hang and hang.label == TIMEOUT and "within 5 s" in hang.diagnostic
     vanished = script_outcome(result(0), None, SOURCE, LIMITS, "")
     assert vanished and vanished.label == RUNTIME_ERROR and "before producing a solid" in vanished.diagnostic
+
+
+# -- one evaluation's options ---------------------------------------------------------------------------
+def cad_task(options: dict[str, object], files: dict[str, str] | None = None) -> Task:
+    return Task(id="cad/t", domain="cad", prompt="p", files=files or {}, reference=SOURCE, options=options)
+
+
+def test_an_evaluation_checks_the_task_options_once_and_hands_them_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.domains.cad.backend import CadBackend
+    from ecot.domains.cad.options import CadOptions
+
+    validated: list[object] = []
+    plain = CadOptions.model_validate
+
+    def counted(cls: type[CadOptions], data: Any, **keywords: Any) -> CadOptions:
+        validated.append(data)
+        return plain(data, **keywords)
+
+    monkeypatch.setattr(CadOptions, "model_validate", classmethod(counted))
+    backend, built, judged = CadBackend(), [], []
+    monkeypatch.setattr(backend, "_build_reference", lambda task, source, is_step: built.append((source, is_step)) or b"ref")
+    monkeypatch.setattr(backend, "run_script", lambda code, limits: (b"shape", "ran"))
+    monkeypatch.setattr(backend, "check", lambda shape, ref, limits, task_limits: judged.append((ref, limits)) or ({"unreadable": "x"}, ""))
+    task = cad_task({"reference_step": "ref.step", "iou_min": 0.99}, {"ref.step": "STEP DATA"})
+    outcome = backend.evaluate(task, "candidate")
+    assert len(validated) == 1
+    assert built == [("STEP DATA", True)]  # the reference read the same options: the STEP file, not the script
+    assert judged == [(b"ref", Thresholds(iou_min=0.99))]
+    assert outcome.label == GEOMETRY_ERROR
+
+
+def test_bad_options_fail_the_evaluation_naming_the_option() -> None:
+    from ecot.domains.cad.backend import CadBackend
+
+    backend = CadBackend()
+    wrong = backend.run(cad_task({"iou_min": 1.5}), "candidate")
+    assert wrong.is_infra and "task cad/t: option 'iou_min': Input should be less than or equal to 1" in wrong.diagnostic
+    missing = backend.run(cad_task({"reference_step": "gone.step"}), "candidate")
+    assert missing.is_infra and "task cad/t: option 'reference_step': 'gone.step' is not a bundle file" in missing.diagnostic

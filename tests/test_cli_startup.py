@@ -64,6 +64,20 @@ def test_a_subcommands_help_imports_that_subcommand_only(tmp_path: Path) -> None
     assert subcommand_modules(modules) == {"ecot.cli.check"}
 
 
+# Libraries no subcommand needs to parse its command line: `ecot CMD --help` must load none of them.
+HELP_HEAVY = ("asyncio", "numpy", "pydantic", "rich", "sqlite3", "torch", "transformers", "jinja2", "ray", "sklearn")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_subcommands_help_loads_no_heavy_library(command: str, tmp_path: Path) -> None:
+    code, modules, printed = loaded_by([command, "--help"], tmp_path)
+    assert code == 0
+    assert printed.startswith(f"usage: ecot {command} ")
+    loaded = {m.split(".")[0] for m in modules}
+    assert loaded & set(HELP_HEAVY) == set()
+    assert subcommand_modules(modules) == {COMMANDS[command][0]}
+
+
 @pytest.mark.skipif(shutil.which("iverilog") is None or shutil.which("yosys") is None, reason="needs iverilog and yosys")
 def test_a_one_shot_check_loads_no_other_subcommand_and_no_heavy_library(tmp_path: Path) -> None:
     code, modules, printed = loaded_by(["check", "rtl/add8_carry", "--reference", "--json"], tmp_path)

@@ -17,7 +17,6 @@ reported as "not run here", never as model failures. See docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +190,8 @@ def _write(args: argparse.Namespace, data: dict[str, Any], draw: Any) -> None:
 
 
 def _repair_split(args: argparse.Namespace) -> int:
+    import asyncio
+
     from ecot.bench.repair_split import SplitSettings, build, write
     from ecot.cli.common import console
     from ecot.cli.synth import runnable_tasks

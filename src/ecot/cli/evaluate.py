@@ -7,8 +7,6 @@ With --candidates DIR, the file DIR/<task id with / replaced by __>.<ext> is eva
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +47,9 @@ def _limited(tasks: list[Any], limit: int | None) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
     from rich.progress import Progress
 
     from ecot.cli.common import check_file, console, label_counts, load_tasks, outcome_table

@@ -24,10 +24,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecot.export.options import FORMATS, OVER_LENGTH, ExportOptions
-from ecot.export.sample import KINDS, LAYOUTS
+from ecot.export.choices import FORMATS, KINDS, LAYOUTS, OVER_LENGTH
 
 if TYPE_CHECKING:
+    from ecot.export.options import ExportOptions
     from ecot.export.pipeline import ExportReport
 
 
@@ -66,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace) -> ExportOptions:
     from ecot.core.errors import EcotError
+    from ecot.export.options import ExportOptions
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     unknown = sorted(set(formats) - set(FORMATS))

@@ -10,8 +10,6 @@ duplicating turns. With no arguments it runs every bundled suite offline with th
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +17,6 @@ if TYPE_CHECKING:  # the CLI imports its implementation lazily
     from ecot.icwm.environment import WorldModelEnvironment
 
 from ecot.core.errors import EcotError
-
-log = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,6 +108,8 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from ecot.cli.common import console
     from ecot.cli.synth_report import exit_status, print_report
     from ecot.executors.local import make_executor

@@ -1,10 +1,28 @@
 """ECoT export: fold trajectories into training samples (SFT, preference pairs, execution traces)
-and write JSONL / Parquet corpora with a split, deduplication, token counts and a dataset card."""
+and write JSONL / Parquet corpora with a split, deduplication, token counts and a dataset card.
 
-from ecot.export.fold import build_trace, chat_prompt, fold_trajectory, foldable, split_sample
-from ecot.export.options import FORMATS, ExportOptions
-from ecot.export.pipeline import ExportReport, export_run, export_store
-from ecot.export.rewrite import TraceRewriter, make_generator, rewrite_trace
+The names below are loaded from their submodules on first use: `ecot export --help` reads only the
+option choices (ecot.export.choices), not the pipeline with its numpy, pydantic and SQLite dependencies."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ecot.export.choices import FORMATS
+    from ecot.export.fold import build_trace, chat_prompt, fold_trajectory, foldable, split_sample
+    from ecot.export.options import ExportOptions
+    from ecot.export.pipeline import ExportReport, export_run, export_store
+    from ecot.export.rewrite import TraceRewriter, make_generator, rewrite_trace
+
+# public name -> the submodule that defines it
+_HOMES: dict[str, str] = {
+    "build_trace": "fold", "chat_prompt": "fold", "fold_trajectory": "fold", "foldable": "fold", "split_sample": "fold",
+    "FORMATS": "choices", "ExportOptions": "options",
+    "ExportReport": "pipeline", "export_run": "pipeline", "export_store": "pipeline",
+    "TraceRewriter": "rewrite", "make_generator": "rewrite", "rewrite_trace": "rewrite",
+}
 
 __all__ = [
     "FORMATS",
@@ -21,3 +39,12 @@ __all__ = [
     "rewrite_trace",
     "split_sample",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later look-ups skip this hook
+    return value

@@ -7,10 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ecot.core.errors import EcotError
-from ecot.export.sample import KINDS, LAYOUTS
-
-FORMATS = ("jsonl", "parquet", "raw")
-OVER_LENGTH = ("drop", "keep")
+from ecot.export.choices import FORMATS, KINDS, LAYOUTS, OVER_LENGTH
 
 
 @dataclass(frozen=True)

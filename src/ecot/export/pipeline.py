@@ -14,10 +14,11 @@ from typing import Any
 
 from ecot.core.trajectory import Trajectory
 from ecot.export.card import CardStats
+from ecot.export.choices import FORMATS
 from ecot.export.decontam import BenchmarkTasks, keep_clean
 from ecot.export.dedup import Deduplicator
 from ecot.export.fold import build_trace, fold_trajectory, foldable, make_sample
-from ecot.export.options import FORMATS, ExportOptions
+from ecot.export.options import ExportOptions
 from ecot.export.preference import preference_pairs
 from ecot.export.rewrite import TraceRewriter
 from ecot.export.rows import arrow_schema, train_row

@@ -11,9 +11,6 @@ from typing import Any
 
 Chat = list[dict[str, str]]
 
-KINDS = ("sft", "preference", "trace")
-LAYOUTS = ("messages", "prompt-completion")
-
 
 @dataclass
 class Sample:

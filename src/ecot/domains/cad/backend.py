@@ -101,9 +101,10 @@ class CadBackend(Backend):
 
     # -- one evaluation -----------------------------------------------------------------------------
     def evaluate(self, task: Task, candidate: str) -> Outcome:
-        limits = verdict.Thresholds.from_options(task.options, f"task {task.id}")
+        options = CadOptions.of_task(task)  # checked once: the thresholds and the reference both read it
+        limits = verdict.Thresholds.of(options)
         try:
-            reference = self.reference_shape(task)
+            reference = self.reference_shape(task, options)
         except ReferenceFailed as err:
             return infra_error(str(err))
         built = self.run_script(candidate, task.limits)
@@ -189,10 +190,11 @@ class CadBackend(Backend):
             return self.runner().run(work, code, limits, argv=argv, feeds=feeds)
 
     # -- the reference --------------------------------------------------------------------------------
-    def reference_shape(self, task: Task) -> bytes:
+    def reference_shape(self, task: Task, options: CadOptions | None = None) -> bytes:
         """The reference solid as BREP bytes, built on first use and kept in memory (least recently used
-        dropped first): no file of it exists that a job, or a process left behind, could find."""
-        step = CadOptions.of_task(task).reference_step
+        dropped first): no file of it exists that a job, or a process left behind, could find.
+        `options` are the task's, when the caller has already checked them."""
+        step = (options if options is not None else CadOptions.of_task(task)).reference_step
         if step is not None and step not in task.files:
             raise ReferenceFailed(f"task {task.id}: reference_step {step!r} is not a bundle file")
         source = task.files[step] if step else task.reference

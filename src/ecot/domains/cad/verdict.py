@@ -54,7 +54,12 @@ class Thresholds:
         except ValidationError as err:
             option, message = describe_options_error(err)
             raise ValueError(f"{where}: option '{option}': {message}") from None
-        return cls(**{f.name: getattr(typed, f.name) for f in fields(cls)})
+        return cls.of(typed)
+
+    @classmethod
+    def of(cls, options: CadOptions) -> Thresholds:
+        """The thresholds among options already checked by the domain's option model."""
+        return cls(**{f.name: getattr(options, f.name) for f in fields(cls)})
 
     def check_options(self) -> dict[str, Any]:
         return {"self_check": self.self_check, "voxels": self.voxels, "samples": self.samples, "fuzzy": self.fuzzy}
