@@ -23,7 +23,7 @@ import re
 import shutil
 import signal
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
@@ -45,16 +45,6 @@ PAST_END_NOTE = "<past the end>"
 class AsmBackend(Backend):
     domain = "asm"
     options_model = AsmOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        ASSEMBLY_ERROR,
-        LINK_ERROR,
-        RUNTIME_ERROR,
-        OUTPUT_MISMATCH,
-        FORBIDDEN_CODE,
-        TIMEOUT,
-        RESOURCE_LIMIT,
-    )
     tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
     install_hint = "install the Debian packages gcc, binutils and valgrind (`make setup`)"
 
