@@ -30,15 +30,16 @@ from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_l
 from ecot.core.task import Task
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm import logs, prep
+from ecot.domains.asm.domain import AsmLabel
 from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
 from ecot.domains.asm.options import AsmOptions
 from ecot.domains.asm.speed import measure
 from ecot.domains.base import Backend, tool_version
 
-ASSEMBLY_ERROR = "Assembly_Error"
-LINK_ERROR = "Link_Error"
-RUNTIME_ERROR = "Runtime_Error"
-OUTPUT_MISMATCH = "Output_Mismatch"
+ASSEMBLY_ERROR = AsmLabel.ASSEMBLY_ERROR.value
+LINK_ERROR = AsmLabel.LINK_ERROR.value
+RUNTIME_ERROR = AsmLabel.RUNTIME_ERROR.value
+OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 PAST_END_NOTE = "<past the end>"
 
 

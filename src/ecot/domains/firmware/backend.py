@@ -27,14 +27,15 @@ from ecot.core.task import Task
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.firmware import build
 from ecot.domains.firmware import run as qemu
+from ecot.domains.firmware.domain import FirmwareLabel
 from ecot.domains.firmware.expect import Expectations, parse_expectations
 from ecot.domains.firmware.judge import judge
 from ecot.domains.firmware.options import FirmwareOptions
 from ecot.domains.firmware.report import parse_report, tag_text
 from ecot.domains.firmware.trace import Trace, parse_trace
 
-COMPILATION_ERROR = "Compilation_Error"
-LINK_ERROR = "Link_Error"
+COMPILATION_ERROR = FirmwareLabel.COMPILATION_ERROR.value
+LINK_ERROR = FirmwareLabel.LINK_ERROR.value
 NEWLIB_HINT = "install the Debian package libnewlib-arm-none-eabi (`make setup`)"
 
 
