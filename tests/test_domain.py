@@ -34,16 +34,20 @@ def test_every_built_in_domain_has_a_descriptor_named_for_it() -> None:
         assert get_domain(name).name == name
 
 
+def host_modules(domain: str) -> list[Path]:
+    """The domain's modules that judge on the host: not its sandbox jobs, planted bugs or task files."""
+    folder = DOMAINS_SRC / domain
+    return [path for path in sorted(folder.rglob("*.py")) if path.relative_to(folder).parts[0] not in ("jobs", "mutators", "suite")]
+
+
 def labels_returned_in_source(domain: str) -> dict[str, str]:
     """Label -> where, for each `Outcome(<label>, ...)` (or another record whose first field is `label`)
     in the domain's host-side modules whose label is a constant: a name or attribute the module resolves
     to a string; local variables are skipped."""
     found: dict[str, str] = {}
     folder = DOMAINS_SRC / domain
-    for path in sorted(folder.rglob("*.py")):
+    for path in host_modules(domain):
         relative = path.relative_to(folder)
-        if relative.parts[0] in ("jobs", "mutators", "suite"):  # sandbox code, planted bugs, task files
-            continue
         module = importlib.import_module(".".join(("ecot", "domains", domain, *relative.with_suffix("").parts)))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and makes_label(node.func.id, module):
@@ -83,6 +87,15 @@ def test_every_label_a_backend_returns_is_in_its_descriptor(name: str) -> None:
     undeclared = {label: where for label, where in returned.items() if label not in domain.all_labels()}
     assert not undeclared, f"{name} returns labels its descriptor does not declare: {undeclared}"
     assert all(domain.label_kind(label) is not None for label in domain.all_labels())
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_label_a_descriptor_declares_is_given_by_its_domains_code(name: str) -> None:
+    """No dead label: each of the domain's own labels is named (enum member or string) outside domain.py."""
+    labels = get_domain(name).labels
+    text = "".join(path.read_text(encoding="utf-8") for path in host_modules(name) if path.name != "domain.py")
+    unused = [member.value for member in labels if f"{labels.__name__}.{member.name}" not in text and f'"{member.value}"' not in text]
+    assert not unused, f"{name} declares labels no code of the domain gives: {unused}"
 
 
 @pytest.mark.parametrize("name", BUILT_IN)
