@@ -7,7 +7,6 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
@@ -32,7 +31,6 @@ class WarmToyBackend(Backend):
     """A backend whose warm state is one interpreter, like cad's and gpu's."""
 
     domain = "warmtoy"
-    labels: ClassVar[tuple[str, ...]] = (PASS,)
 
     def __init__(self) -> None:
         self.warm = WarmPython(("json",))
@@ -165,7 +163,6 @@ class SlowToyBackend(Backend):
     """Prepares until the test lets it go, like cad or gpu importing their libraries."""
 
     domain = "slowtoy"
-    labels: ClassVar[tuple[str, ...]] = (PASS,)
     started = threading.Event()
     release = threading.Event()
     instances = 0

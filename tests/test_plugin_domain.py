@@ -49,8 +49,6 @@ DOMAIN = Domain(
 BACKEND_MODULE = '''
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ecot import sandbox
 from ecot.core.outcome import PASS, TIMEOUT, Outcome
 from ecot.core.task import Task
@@ -61,8 +59,7 @@ from toyplug.domain import ToyLabel, ToyOptions
 class ToyBackend(Backend):
     """Shell scripts: `sh -n` is the compiler, `sh` the machine, the expected stdout the test."""
 
-    domain = "toy"
-    labels: ClassVar[tuple[str, ...]] = (PASS, *ToyLabel, TIMEOUT)
+    domain = "toy"  # its labels are the descriptor's: ToyLabel and the shared ones
     tools = ("sh",)
 
     def evaluate(self, task: Task, candidate: str) -> Outcome:
@@ -148,13 +145,15 @@ def test_the_entry_point_makes_a_domain(plugin: Path) -> None:
         toy = get_domain("toy")
         print(domain_names())
         print(toy.source_suffix(), toy.label_kind("Toy_Wrong_Output"), toy.label_kind("Pass"))
-        print(BACKENDS.get("toy").__name__)
+        print(BACKENDS.get("toy").__name__, " ".join(BACKENDS.get("toy").all_labels()))
         print(repr(extract_code("```python\\nx\\n```\\n```sh\\necho 5\\n```\\n```text\\nnote\\n```", "toy")))
     """))
     names, kinds, backend, extracted = out.splitlines()
     assert "toy" in names and "rtl" in names
     assert kinds == ".sh wrong pass"
-    assert backend == "ToyBackend"
+    backend_name, *backend_labels = backend.split()
+    assert backend_name == "ToyBackend"
+    assert backend_labels[:2] == ["Toy_Syntax_Error", "Toy_Wrong_Output"] and {"Pass", "Timeout"} <= set(backend_labels)
     assert extracted == repr("echo 5\n")  # the domain's own fence wins over a later block
 
 

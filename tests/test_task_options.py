@@ -103,8 +103,6 @@ def test_bundled_suites_load_and_their_options_validate(domain: str) -> None:
 
 
 def test_a_registered_domain_declares_its_model_on_its_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from typing import ClassVar
-
     from ecot import domains
     from ecot.core.outcome import PASS, Outcome
     from ecot.core.task import Task
@@ -115,7 +113,6 @@ def test_a_registered_domain_declares_its_model_on_its_backend(tmp_path: Path, m
 
     class ToyBackend(Backend):
         domain = "toyopts"
-        labels: ClassVar[tuple[str, ...]] = (PASS,)
         options_model = ToyOptions
 
         def evaluate(self, task: Task, candidate: str) -> Outcome:

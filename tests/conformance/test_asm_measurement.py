@@ -173,4 +173,4 @@ def test_the_hostile_suite_spells_the_label_as_the_backend_does() -> None:
     from .hostile import asm as hostile_asm
 
     assert hostile_asm.FORBIDDEN_CODE == FORBIDDEN_CODE
-    assert FORBIDDEN_CODE in AsmBackend.labels
+    assert FORBIDDEN_CODE in AsmBackend.all_labels()

@@ -66,7 +66,7 @@ class Domain:
     fences: tuple[str, ...]  # fence tags that extraction takes as this domain's code, lower case
     suffix: str  # source file suffix of a candidate or reference (".v", ".py")
     comment: str  # line comment prefix ("//", "#")
-    labels: type[KindedLabel]  # the domain's own labels; SharedLabel members are always allowed too
+    labels: type[KindedLabel]  # the domain's own labels (its backend keeps no list); SharedLabel members too
     backend: str  # "module:attr" of the Backend class, imported only when the domain is evaluated
     options: type[BaseModel] | str = NO_OPTIONS  # the backend's task options: the model, or "module:attr" of it
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")

@@ -52,7 +52,6 @@ NO_CODE: str = SharedLabel.NO_CODE.value  # the model's answer held no extractab
 RESOURCE_LIMIT: str = SharedLabel.RESOURCE_LIMIT.value  # memory, output or process limit hit
 TRUNCATED: str = SharedLabel.TRUNCATED.value  # the answer hit the response length limit; nothing ran
 
-COMMON_LABELS: tuple[str, ...] = (PASS, TIMEOUT, INFRA_ERROR, NO_CODE)
 NOT_RUN: tuple[str, ...] = (NO_CODE, TRUNCATED)  # labels given by the loop itself: no toolchain judged code
 
 LOG_LIMIT = 8000  # characters of the full log kept with an outcome

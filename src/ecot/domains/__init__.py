@@ -3,7 +3,8 @@ sandbox jobs, mutators and bundled suite.
 
 A domain is found through its descriptor (ecot.core.domain.DOMAINS: the built-ins plus the
 `ecot.domains` entry-point group), and its backend through the descriptor's `backend` reference.
-The older `ecot.backends` group (name -> Backend class) is still read for backends without one.
+The older `ecot.backends` group (name -> Backend class) is still read for backends without one;
+such a backend runs, but has no label set (its labels live in a descriptor, as every domain's do).
 """
 
 from __future__ import annotations

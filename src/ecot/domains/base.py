@@ -11,8 +11,9 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ecot.core.errors import TaskOptionsError, ToolMissingError
-from ecot.core.outcome import COMMON_LABELS, Outcome, infra_error
+from ecot.core.domain import Domain, find_domain
+from ecot.core.errors import EcotError, TaskOptionsError, ToolMissingError
+from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains.versions import tool_version
 
@@ -95,8 +96,7 @@ def check_options(model: type[BaseModel], options: Mapping[str, Any], files: Map
 
 
 class Backend(ABC):
-    domain: ClassVar[str]
-    labels: ClassVar[tuple[str, ...]]  # domain labels; COMMON_LABELS are always allowed
+    domain: ClassVar[str]  # the name of the domain descriptor that holds this backend's labels
     tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
     install_hint: ClassVar[str] = "run `make setup`"
     # what one evaluation needs, for placement on Ray (vocabulary in ecot.executors.local: "cpu", "gpu",
@@ -134,8 +134,29 @@ class Backend(ABC):
     def tool_versions(self) -> dict[str, str]:
         return {tool: tool_version(tool) for tool in self.tools}
 
-    def all_labels(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*self.labels, *COMMON_LABELS)))
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "labels" in vars(cls):  # a second label list would drift from the descriptor's
+            raise TypeError(
+                f"{cls.__qualname__} declares `labels`; a backend's labels are its domain descriptor's "
+                "(Domain(labels=...)), declare them there"
+            )
+
+    @classmethod
+    def descriptor(cls) -> Domain:
+        """The descriptor of this backend's domain; EcotError for a backend registered without one."""
+        described = find_domain(cls.domain)
+        if described is None:
+            raise EcotError(
+                f"backend {cls.__qualname__}: domain '{cls.domain}' has no descriptor, so no label set; "
+                "register a Domain in the `ecot.domains` entry-point group"
+            )
+        return described
+
+    @classmethod
+    def all_labels(cls) -> tuple[str, ...]:
+        """Every label this backend may give: its descriptor's own labels, then the shared ones."""
+        return cls.descriptor().all_labels()
 
     def run(self, task: Task, candidate: str) -> Outcome:
         """Judge one candidate; harness failures become Infra_Error, never the code's fault."""

@@ -23,38 +23,29 @@ import re
 import shutil
 import signal
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm import logs, prep
+from ecot.domains.asm.domain import AsmLabel
 from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
 from ecot.domains.asm.options import AsmOptions
 from ecot.domains.asm.speed import measure
 from ecot.domains.base import Backend, tool_version
 
-ASSEMBLY_ERROR = "Assembly_Error"
-LINK_ERROR = "Link_Error"
-RUNTIME_ERROR = "Runtime_Error"
-OUTPUT_MISMATCH = "Output_Mismatch"
+ASSEMBLY_ERROR = AsmLabel.ASSEMBLY_ERROR.value
+LINK_ERROR = AsmLabel.LINK_ERROR.value
+RUNTIME_ERROR = AsmLabel.RUNTIME_ERROR.value
+OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 PAST_END_NOTE = "<past the end>"
 
 
 class AsmBackend(Backend):
     domain = "asm"
     options_model = AsmOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        ASSEMBLY_ERROR,
-        LINK_ERROR,
-        RUNTIME_ERROR,
-        OUTPUT_MISMATCH,
-        FORBIDDEN_CODE,
-        TIMEOUT,
-        RESOURCE_LIMIT,
-    )
     tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
     install_hint = "install the Debian packages gcc, binutils and valgrind (`make setup`)"
 

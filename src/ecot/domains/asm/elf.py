@@ -18,11 +18,13 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from ecot.domains.asm.domain import AsmLabel
+
 # rolq $3,%rdi; rolq $13,%rdi; rolq $61,%rdi; rolq $51,%rdi (valgrind.h, amd64)
 PREAMBLE = bytes.fromhex("48c1c703 48c1c70d 48c1c73d 48c1c733")
 PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_GNU_STACK = 1, 2, 3, 0x6474E551
 PF_X, PF_W = 1, 2
-FORBIDDEN_CODE = "Forbidden_Code"  # the outcome label of a program with something that could switch counting off
+FORBIDDEN_CODE = AsmLabel.FORBIDDEN_CODE.value  # the outcome label of a program with something that could switch counting off
 SHT_SYMTAB, SHN_UNDEF, STB_GLOBAL = 2, 0, 1
 
 

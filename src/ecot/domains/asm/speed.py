@@ -33,9 +33,10 @@ from ecot import sandbox
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.domains.asm import logs, prep
+from ecot.domains.asm.domain import AsmLabel
 from ecot.domains.asm.elf import FORBIDDEN_CODE, code_ranges
 
-OUTPUT_MISMATCH = "Output_Mismatch"
+OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 BENCH_ROUNDS = 3
 CALIBRATION_REPS = 8
 CALLGRIND_BYTES = 16 << 20

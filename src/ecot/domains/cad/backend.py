@@ -30,14 +30,7 @@ from typing import Any, ClassVar
 
 from ecot import sandbox
 from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import (
-    PASS,
-    RESOURCE_LIMIT,
-    TIMEOUT,
-    Outcome,
-    infra_error,
-    truncate_log,
-)
+from ecot.core.outcome import Outcome, infra_error, truncate_log
 from ecot.core.task import Limits, Task
 from ecot.domains.base import Backend
 from ecot.domains.cad import verdict
@@ -59,15 +52,6 @@ class ReferenceFailed(RuntimeError):
 class CadBackend(Backend):
     domain = "cad"
     options_model = CadOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        verdict.SYNTAX_ERROR,
-        verdict.RUNTIME_ERROR,
-        verdict.GEOMETRY_ERROR,
-        verdict.SHAPE_MISMATCH,
-        TIMEOUT,
-        RESOURCE_LIMIT,
-    )
     install_hint = "pip install cadquery (it brings the OCP wheel of OpenCascade); `make setup` does it"
     # the warm interpreter plus a check job's booleans on a large part (placement hint for Ray)
     requires: ClassVar[dict[str, float]] = {"memory_mb": 3072}

@@ -19,13 +19,14 @@ from pydantic import ValidationError
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, truncate_log
 from ecot.core.task import Limits
 from ecot.domains.base import describe_options_error
+from ecot.domains.cad.domain import CadLabel
 from ecot.domains.cad.options import CadOptions
 from ecot.sandbox import ExecResult
 
-SYNTAX_ERROR = "Syntax_Error"
-RUNTIME_ERROR = "Runtime_Error"
-GEOMETRY_ERROR = "Geometry_Error"
-SHAPE_MISMATCH = "Shape_Mismatch"
+SYNTAX_ERROR = CadLabel.SYNTAX_ERROR.value
+RUNTIME_ERROR = CadLabel.RUNTIME_ERROR.value
+GEOMETRY_ERROR = CadLabel.GEOMETRY_ERROR.value
+SHAPE_MISMATCH = CadLabel.SHAPE_MISMATCH.value
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGFPE, signal.SIGILL}
 _FRAME = re.compile(r'File "candidate\.py", line (\d+)')
 

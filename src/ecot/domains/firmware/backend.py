@@ -18,52 +18,30 @@ import secrets
 import subprocess
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ecot import sandbox
 from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import (
-    PASS,
-    RESOURCE_LIMIT,
-    TIMEOUT,
-    Outcome,
-    infra_error,
-    truncate_log,
-)
+from ecot.core.outcome import TIMEOUT, Outcome, infra_error, truncate_log
 from ecot.core.task import Task
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.firmware import build
 from ecot.domains.firmware import run as qemu
+from ecot.domains.firmware.domain import FirmwareLabel
 from ecot.domains.firmware.expect import Expectations, parse_expectations
-from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH, judge
+from ecot.domains.firmware.judge import judge
 from ecot.domains.firmware.options import FirmwareOptions
-from ecot.domains.firmware.report import (
-    HARD_FAULT,
-    MEMORY_FAULT,
-    parse_report,
-    tag_text,
-)
+from ecot.domains.firmware.report import parse_report, tag_text
 from ecot.domains.firmware.trace import Trace, parse_trace
 
-COMPILATION_ERROR = "Compilation_Error"
-LINK_ERROR = "Link_Error"
+COMPILATION_ERROR = FirmwareLabel.COMPILATION_ERROR.value
+LINK_ERROR = FirmwareLabel.LINK_ERROR.value
 NEWLIB_HINT = "install the Debian package libnewlib-arm-none-eabi (`make setup`)"
 
 
 class FirmwareBackend(Backend):
     domain = "firmware"
     options_model = FirmwareOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        COMPILATION_ERROR,
-        LINK_ERROR,
-        HARD_FAULT,
-        MEMORY_FAULT,
-        REGISTER_MISMATCH,
-        OUTPUT_MISMATCH,
-        TIMEOUT,
-        RESOURCE_LIMIT,
-    )
     tools = ("arm-none-eabi-gcc", "arm-none-eabi-addr2line", "qemu-system-arm")
     install_hint = "install the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm (`make setup`)"
 

@@ -21,6 +21,7 @@ from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import Settings
 from ecot.domains.firmware.clock import boot_logged, tampering
+from ecot.domains.firmware.domain import FirmwareLabel
 from ecot.domains.firmware.expect import (
     Expectations,
     check_registers,
@@ -42,8 +43,8 @@ from ecot.domains.firmware.report import (
 from ecot.domains.firmware.run import TRACE_READ_LIMIT, Artifacts
 from ecot.domains.firmware.trace import Trace, replay, tail_summary
 
-REGISTER_MISMATCH = "Register_Mismatch"
-OUTPUT_MISMATCH = "Output_Mismatch"
+REGISTER_MISMATCH = FirmwareLabel.REGISTER_MISMATCH.value
+OUTPUT_MISMATCH = FirmwareLabel.OUTPUT_MISMATCH.value
 SRAM_START = 0x20000000
 Symbolize = Callable[[list[int]], dict[int, str]]
 

@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass, field
 
 from ecot.domains.firmware import regs
+from ecot.domains.firmware.domain import FirmwareLabel
 
-MEMORY_FAULT = "Memory_Fault"
-HARD_FAULT = "Hard_Fault"
+MEMORY_FAULT = FirmwareLabel.MEMORY_FAULT.value
+HARD_FAULT = FirmwareLabel.HARD_FAULT.value
 
 _FIELD = re.compile(r"(\w+)=(\S+)")
 CFSR_BITS = {

@@ -28,7 +28,7 @@ import re
 import shutil
 from collections import OrderedDict
 from contextlib import ExitStack
-from typing import Any, ClassVar
+from typing import Any
 
 from ecot import sandbox
 from ecot.core.errors import ToolMissingError
@@ -50,7 +50,6 @@ COMPILE_CACHE_ENTRIES = 512
 class GpuBackend(Backend):
     domain = "gpu"
     options_model = GpuOptions
-    labels: ClassVar[tuple[str, ...]] = out.LABELS
     install_hint = "install the ml extra (`pip install -e .[ml]`: torch and triton)"
 
     def __init__(self) -> None:

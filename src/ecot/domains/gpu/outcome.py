@@ -7,14 +7,14 @@ from typing import Any
 
 from ecot.core.outcome import PASS, TIMEOUT, Metric, Outcome, infra_error, truncate_log
 from ecot.core.task import Task
+from ecot.domains.gpu.domain import GpuLabel
 from ecot.domains.gpu.jobs import limits as gpu_limits
 from ecot.domains.gpu.runner import JobResult
 
-COMPILATION_ERROR = "Compilation_Error"
-RUNTIME_ERROR = "Runtime_Error"
-MEMORY_FAULT = "Memory_Fault"
-NUMERICAL_MISMATCH = "Numerical_Mismatch"
-LABELS = (PASS, COMPILATION_ERROR, RUNTIME_ERROR, MEMORY_FAULT, NUMERICAL_MISMATCH, TIMEOUT)
+COMPILATION_ERROR = GpuLabel.COMPILATION_ERROR.value
+RUNTIME_ERROR = GpuLabel.RUNTIME_ERROR.value
+MEMORY_FAULT = GpuLabel.MEMORY_FAULT.value
+NUMERICAL_MISMATCH = GpuLabel.NUMERICAL_MISMATCH.value
 
 KIND_LABELS = {
     "syntax": COMPILATION_ERROR,

@@ -21,21 +21,18 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from ecot import sandbox
 from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.python import bundle as python_bundle
 from ecot.domains.python.options import PythonOptions
 from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.domains.python.verdict import (
-    MEMORY_LIMIT,
-    RUNTIME_ERROR,
     SYNTAX_ERROR,
-    WRONG_ANSWER,
     Judge,
     Run,
     parse_records,
@@ -58,15 +55,6 @@ class Reference:
 class PythonBackend(Backend):
     domain = "python"
     options_model = PythonOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        SYNTAX_ERROR,
-        RUNTIME_ERROR,
-        WRONG_ANSWER,
-        TIMEOUT,
-        MEMORY_LIMIT,
-        RESOURCE_LIMIT,
-    )
     install_hint = "install the Debian package python3 (`make setup`)"
 
     def __init__(self) -> None:

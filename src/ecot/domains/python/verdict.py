@@ -18,12 +18,13 @@ from ecot.core.outcome import (
     infra_error,
     truncate_log,
 )
+from ecot.domains.python.domain import PythonLabel
 from ecot.domains.python.spec import Case, PySpec, big_ints, first_line_difference, loads, same_output
 
-SYNTAX_ERROR = "Syntax_Error"
-RUNTIME_ERROR = "Runtime_Error"
-WRONG_ANSWER = "Wrong_Answer"
-MEMORY_LIMIT = "Memory_Limit"
+SYNTAX_ERROR = PythonLabel.SYNTAX_ERROR.value
+RUNTIME_ERROR = PythonLabel.RUNTIME_ERROR.value
+WRONG_ANSWER = PythonLabel.WRONG_ANSWER.value
+MEMORY_LIMIT = PythonLabel.MEMORY_LIMIT.value
 _MEMORY_HINTS = re.compile(r"MemoryError|Cannot allocate memory|out of memory", re.IGNORECASE)
 
 

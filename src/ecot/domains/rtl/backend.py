@@ -31,10 +31,9 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
 
 from ecot import sandbox
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
+from ecot.core.outcome import TIMEOUT, Outcome
 from ecot.core.task import Task
 from ecot.domains.base import Backend
 from ecot.domains.rtl import checks, sim
@@ -52,16 +51,6 @@ LINT_ERROR = checks.LINT_ERROR
 class RtlBackend(Backend):
     domain = "rtl"
     options_model = RtlOptions
-    labels: ClassVar[tuple[str, ...]] = (
-        PASS,
-        SYNTAX_ERROR,
-        ELABORATION_ERROR,
-        SIMULATION_MISMATCH,
-        SYNTHESIS_ERROR,
-        LINT_ERROR,
-        TIMEOUT,
-        RESOURCE_LIMIT,
-    )
     tools = ("iverilog", "vvp", "yosys", "verilator")
     install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
 
