@@ -4,10 +4,12 @@ what it must not answer, and starts, stops and idles out cleanly. Real processes
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -16,15 +18,14 @@ import pytest
 from ecot.cli import checker_link
 from ecot.cli.checker_server import CodeWatch
 from ecot.tasks.suite import bundled_suite_path
-
-from .resident_checker import checks_served, ecot, log_of, running_checker, without_timings
+from resident_checker import checks_served, ecot, log_of, running_checker, without_timings
 
 RTL_TASK = "rtl/add8_carry"
 PY_TASK = "python/two_sum"
 
 
 @pytest.fixture(scope="module")
-def resident(tmp_path_factory: pytest.TempPathFactory) -> object:
+def resident(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     if shutil.which("iverilog") is None or shutil.which("yosys") is None:
         pytest.skip("the rtl toolchain (iverilog, yosys) is missing")
     with running_checker(tmp_path_factory.mktemp("resident")) as env:
@@ -36,7 +37,7 @@ def candidates(folder: Path) -> dict[str, Path]:
     py = (bundled_suite_path("python") / "two_sum" / "reference.py").read_text(encoding="utf-8")
     files = {
         "right.sv": rtl,
-        "wrong.sv": rtl.replace("a + b + cin", "a + b"),
+        "wrong.sv": rtl.replace("assign cout  = total[8];", "assign cout  = total[7];"),
         "broken.sv": rtl.replace("endmodule", ""),
         "right.py": py,
         "wrong.py": "def two_sum(nums, target):\n    return [0, 0]\n",
@@ -79,14 +80,21 @@ def test_a_terminal_gets_the_same_colours_and_width(resident: dict[str, str], tm
     served = ecot(["check", RTL_TASK, str(files["wrong.sv"])], coloured)
     alone = ecot(["check", RTL_TASK, str(files["wrong.sv"])], {**coloured, "ECOT_CHECKER": "off"})
     assert "\x1b[" in served.stdout
-    assert max(len(line) for line in without_timings(alone.stdout).splitlines()) <= 60
-    assert without_timings(served.stdout) == without_timings(alone.stdout)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", alone.stdout)
+    assert max(len(line) for line in plain.splitlines()) <= 50
+    assert digits_blanked(served.stdout) == digits_blanked(alone.stdout)
+
+
+def digits_blanked(coloured: str) -> str:
+    """rich colours the parts of a number apart, so a measured one is blanked digit run by digit run;
+    the colour codes themselves stay."""
+    return re.sub(r"(\x1b\[[0-9;]*m)|\d+", lambda found: found.group(1) or "#", coloured)
 
 
 def test_a_caller_with_another_environment_is_declined_and_checks_itself(resident: dict[str, str], tmp_path: Path) -> None:
     files = candidates(tmp_path)
     before = checks_served(resident)
-    other = ecot(["check", RTL_TASK, str(files["right.sv"])], {**resident, "ECOT_WORK_ROOT": str(tmp_path)})
+    other = ecot(["check", RTL_TASK, str(files["right.sv"])], {**resident, "ECOT_CACHE": str(tmp_path / "cache")})
     assert other.returncode == 0 and "Pass" in other.stdout
     assert checks_served(resident) == before
     assert "declined a check: the caller's env differs" in log_of(resident)

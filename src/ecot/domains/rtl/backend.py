@@ -73,16 +73,17 @@ class RtlBackend(Backend):
     @contextmanager
     def _yosys_ahead(self, task: Task, candidate: str, mode: str, directives: bool) -> Iterator[Future[sandbox.ExecResult] | None]:
         """With `overlap`, Yosys reads the design while it is simulated (its verdict counts only if the
-        simulation passes or hangs). Not for a design with directives: Yosys must read the text the
-        simulator's preprocessor produced. Leaving waits for Yosys, whose folder is its own."""
+        simulation passes or hangs), within checks.AHEAD_S. Not for a design with directives (Yosys must
+        read the text the simulator's preprocessor produced) nor for gate counts (a full synthesis).
+        Leaving waits for Yosys, whose folder is its own."""
         checked = checks.checked_source(task, candidate)
-        if not self.overlap or directives or mode == "off" or isinstance(checked, Outcome):
+        if not self.overlap or directives or mode == "off" or RtlOptions.of_task(task).gate_count or isinstance(checked, Outcome):
             yield None
             return
 
         def yosys() -> sandbox.ExecResult:
             with sandbox.workdir("ecot-rtl-synth-") as folder:
-                return checks.run_yosys(task, checked, folder)
+                return checks.run_yosys(task, checked, folder, ahead=True)
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecot-rtl-yosys") as pool:
             yield pool.submit(yosys)
@@ -101,6 +102,7 @@ class RtlBackend(Backend):
             return (checks.as_warning(outcome, checked) if mode == "warn" else checked) if outcome.passed else outcome
         if structural:
             ran = ahead.result() if ahead is not None else None
+            ran = None if ran is not None and checks.cut_short(ran) else ran  # then run in full below
             found = checks.structural(task, checked, work, outcome, ran)
             outcome = checks.as_warning(outcome, found) if mode == "warn" else found
         if lint and outcome.passed:

@@ -25,6 +25,7 @@ from ecot.domains.rtl.options import RtlOptions, SynthMode
 SYNTHESIS_ERROR = "Synthesis_Error"
 LINT_ERROR = "Lint_Error"
 OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
+AHEAD_S = 1.0  # time for a Yosys run made beside the simulation; typical designs need ~10 ms
 
 
 # -- the design on its own --------------------------------------------------------------------------
@@ -107,8 +108,10 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome, ran: sandbox.
     return Outcome(sim.label, sim.diagnostic, sim.log, metrics)
 
 
-def run_yosys(task: Task, checked: str, work: Path) -> sandbox.ExecResult:
-    """Yosys's structural script on the checked text, in a folder of its own under `work`."""
+def run_yosys(task: Task, checked: str, work: Path, ahead: bool = False) -> sandbox.ExecResult:
+    """Yosys's structural script on the checked text, in a folder of its own under `work`. `ahead`: run
+    before the simulation's verdict is known, so held to AHEAD_S of time (a failing candidate does
+    not wait for a slow check it does not need); one cut short there is run again in full (cut_short)."""
     folder = work / "synth"
     folder.mkdir()
     design = _design_name(task)
@@ -121,7 +124,16 @@ def run_yosys(task: Task, checked: str, work: Path) -> sandbox.ExecResult:
     else:
         passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
     command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
-    return sandbox.run(command, folder, task.limits.scaled(output_kb=4096), proc_fs=True)
+    limits = task.limits.scaled(output_kb=4096)
+    if ahead:
+        limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S), cpu_s=min(limits.cpu_s, AHEAD_S))
+    return sandbox.run(command, folder, limits, proc_fs=True)
+
+
+def cut_short(result: sandbox.ExecResult) -> bool:
+    """A run stopped by its time limits, which full limits might have let finish; what else ends a run
+    (output, file size or memory caps, its own errors) would end it the same way with full time."""
+    return result.timed_out or result.signal == signal.SIGXCPU
 
 
 def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: Task) -> tuple[str, str] | None:
