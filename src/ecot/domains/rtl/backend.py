@@ -28,7 +28,7 @@ Per-task options (task.toml [options]; the typed model is options.RtlOptions, ch
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -53,6 +53,7 @@ class RtlBackend(Backend):
     options_model = RtlOptions
     tools = ("iverilog", "vvp", "yosys", "verilator")
     install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
+    _ahead_pool: ThreadPoolExecutor | None = None
 
     def evaluate(self, task: Task, candidate: str) -> Outcome:
         mode = checks.synth_mode(task)
@@ -85,8 +86,23 @@ class RtlBackend(Backend):
             with sandbox.workdir("ecot-rtl-synth-") as folder:
                 return checks.run_yosys(task, checked, folder, ahead=True)
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecot-rtl-yosys") as pool:
-            yield pool.submit(yosys)
+        running = self._ahead().submit(yosys)
+        try:
+            yield running
+        finally:
+            wait([running])
+
+    def _ahead(self) -> ThreadPoolExecutor:
+        """One thread for the runs made ahead, kept for the backend's life: a sandbox server dies with
+        the thread that started it (bubblewrap's --die-with-parent follows the thread, not the process)."""
+        if self._ahead_pool is None:
+            self._ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecot-rtl-ahead")
+        return self._ahead_pool
+
+    def close(self) -> None:
+        if self._ahead_pool is not None:
+            self._ahead_pool.shutdown(wait=True)
+            self._ahead_pool = None
 
     @staticmethod
     def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str,

@@ -110,7 +110,7 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome, ran: sandbox.
 
 def run_yosys(task: Task, checked: str, work: Path, ahead: bool = False) -> sandbox.ExecResult:
     """Yosys's structural script on the checked text, in a folder of its own under `work`. `ahead`: run
-    before the simulation's verdict is known, so held to AHEAD_S of time (a failing candidate does
+    before the simulation's verdict is known, so held to AHEAD_S of wall time (a failing candidate does
     not wait for a slow check it does not need); one cut short there is run again in full (cut_short)."""
     folder = work / "synth"
     folder.mkdir()
@@ -126,7 +126,8 @@ def run_yosys(task: Task, checked: str, work: Path, ahead: bool = False) -> sand
     command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
     limits = task.limits.scaled(output_kb=4096)
     if ahead:
-        limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S), cpu_s=min(limits.cpu_s, AHEAD_S))
+        # wall time only: a sandbox server retires itself once its own CPU use nears half of cpu_s
+        limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S))
     return sandbox.run(command, folder, limits, proc_fs=True)
 
 
