@@ -20,10 +20,11 @@ from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
+from ecot.domains.rtl.domain import RtlLabel
 from ecot.domains.rtl.options import RtlOptions, SynthMode
 
-SYNTHESIS_ERROR = "Synthesis_Error"
-LINT_ERROR = "Lint_Error"
+SYNTHESIS_ERROR = RtlLabel.SYNTHESIS_ERROR.value
+LINT_ERROR = RtlLabel.LINT_ERROR.value
 OFF_HINT = "a design must be readable by synthesis as well as by the simulator"
 AHEAD_S = 1.0  # time for a Yosys run made beside the simulation; typical designs need ~10 ms
 

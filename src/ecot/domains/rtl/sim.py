@@ -28,11 +28,12 @@ from ecot.core.outcome import (
 )
 from ecot.core.task import Task
 from ecot.domains.rtl import logs
+from ecot.domains.rtl.domain import RtlLabel
 from ecot.domains.rtl.options import RtlOptions
 
-SYNTAX_ERROR = "Syntax_Error"
-ELABORATION_ERROR = "Elaboration_Error"
-SIMULATION_MISMATCH = "Simulation_Mismatch"
+SYNTAX_ERROR = RtlLabel.SYNTAX_ERROR.value
+ELABORATION_ERROR = RtlLabel.ELABORATION_ERROR.value
+SIMULATION_MISMATCH = RtlLabel.SIMULATION_MISMATCH.value
 
 TESTBENCH_NAMES = ("testbench.sv", "testbench.v", "tb.sv", "tb.v")
 SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh")
