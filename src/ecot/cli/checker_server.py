@@ -58,8 +58,9 @@ class CodeWatch:
 
     def changed(self) -> bool:
         paths = [folder for folder in sys.path if folder.endswith(("site-packages", "dist-packages"))]
-        paths += [module.__file__ for name, module in list(sys.modules.items())
-                  if (name == "ecot" or name.startswith("ecot.")) and getattr(module, "__file__", None)]
+        loaded = [getattr(module, "__file__", None) for name, module in list(sys.modules.items())
+                  if name == "ecot" or name.startswith("ecot.")]
+        paths += [path for path in loaded if path]
         for path in paths:
             try:
                 info = os.stat(path)
