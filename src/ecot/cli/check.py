@@ -47,8 +47,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise EcotError("give a candidate file, or --reference")
     backend = get_backend(task.domain)
-    backend.overlap = True  # one candidate at a time: the machine's other cores are free for it
-    outcome = backend.run(task, code)
+    overlap, backend.overlap = backend.overlap, True  # one candidate at a time: the other cores are free for it
+    try:
+        outcome = backend.run(task, code)
+    finally:
+        backend.overlap = overlap  # the backend is shared with whatever this process judges next
     if args.json:
         print(outcome_json(task, outcome))
     else:
