@@ -156,3 +156,28 @@ def test_read_job_file_never_follows_links(tmp_path: Path) -> None:
     assert sandbox.read_job_file(work, "missing", 100) is None
     with pytest.raises(ValueError):
         sandbox.read_job_file(work, "../secret", 100)
+
+
+def test_a_server_started_by_a_short_lived_thread_outlives_it() -> None:
+    """bubblewrap's --die-with-parent follows the thread that forked it: a sandbox server started from a
+    pool thread must still serve after the pool is gone, not be restarted (or lost mid-job)."""
+    if not sandbox.bwrap_available():
+        pytest.skip("the long-lived servers need the missing (or disabled) tool 'bwrap'")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ecot.sandbox import server
+
+    limits = Limits(wall_s=7.25)  # limits no other test uses: a server of its own
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_echo, limits).result()
+    [started] = [s for (pid, lim, proc), s in server._servers.items() if pid == os.getpid() and lim == limits and not proc]
+    time.sleep(0.5)  # a server killed with its thread would be gone by now
+    assert started.alive()
+    _echo(limits)
+    assert server.server_for(limits) is started, "the server was restarted after its thread ended"
+
+
+def _echo(limits: Limits) -> None:
+    with sandbox.workdir() as work:
+        result = sandbox.run(["echo", "hi"], work, limits)
+    assert result.ok and result.stdout.strip() == "hi"

@@ -30,6 +30,7 @@ from ecot.sandbox.isolation import (
     user_process_count,
     work_root,
 )
+from ecot.sandbox.spawn import outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class SandboxServer:
         self.root = shared_root()
         self.uid = sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
         self._lock = threading.Lock()
-        self._proc = self._start()
+        self._proc = outliving_threads(self._start)
 
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()

@@ -44,6 +44,7 @@ from ecot.sandbox.isolation import (
 )
 from ecot.sandbox.runner import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
 from ecot.sandbox.server import INNER_ROOT, shared_root, warn_shared_workdirs_once
+from ecot.sandbox.spawn import outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
 ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
@@ -164,7 +165,7 @@ class WarmPython:
 
     def _launch(self) -> None:
         try:
-            self._proc = self._start()
+            self._proc = outliving_threads(self._start)
         except BaseException:
             if self._home is not None:
                 shutil.rmtree(self._home, ignore_errors=True)

@@ -93,8 +93,7 @@ class RtlBackend(Backend):
             wait([running])
 
     def _ahead(self) -> ThreadPoolExecutor:
-        """One thread for the runs made ahead, kept for the backend's life: a sandbox server dies with
-        the thread that started it (bubblewrap's --die-with-parent follows the thread, not the process)."""
+        """One thread for the runs made ahead, kept for the backend's life rather than one per evaluation."""
         if self._ahead_pool is None:
             self._ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecot-rtl-ahead")
         return self._ahead_pool
