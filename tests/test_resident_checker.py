@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -173,3 +174,15 @@ def test_the_code_watch_sees_a_loaded_module_change(tmp_path: Path, monkeypatch:
     assert not watch.changed()
     source.write_text("x = 22\n", encoding="utf-8")
     assert watch.changed()
+
+
+def test_checks_sent_at_once_are_answered_one_after_another(resident: dict[str, str], tmp_path: Path) -> None:
+    files = candidates(tmp_path)
+    before = checks_served(resident)
+    names = ["right.sv", "wrong.sv", "right.py", "wrong.py"]
+    tasks = {"sv": RTL_TASK, "py": PY_TASK}
+    running = [subprocess.Popen([sys.executable, "-m", "ecot", "check", tasks[name.split(".")[1]], str(files[name])],
+                                stdout=subprocess.PIPE, text=True, env=resident) for name in names]
+    codes = [(proc.wait(timeout=120), proc.stdout.read() if proc.stdout else "") for proc in running]
+    assert [code for code, _ in codes] == [0, 1, 0, 1], codes
+    assert checks_served(resident) == before + len(names)
