@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import datasets
+import pytest
 
 from ecot.cli.main import main
 from ecot.serve.server import ServerProcess
@@ -16,7 +17,7 @@ from ecot.tasks.suite import bundled_suite_path, load_suite
 LIMIT = 4
 
 
-def test_synth_through_an_openai_compatible_server(tmp_path: Path) -> None:
+def test_synth_through_an_openai_compatible_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tasks = load_suite(bundled_suite_path("rtl"))[:LIMIT]
     replay = tmp_path / "replay.jsonl"
     write_replay(tasks, replay)
@@ -27,6 +28,7 @@ def test_synth_through_an_openai_compatible_server(tmp_path: Path) -> None:
             "--model", "replay", "--gen-opt", "api_key=EMPTY", "--store", str(store), "--out", str(out),
         ])  # fmt: skip
     assert code == 0
+    assert f"this invocation added {2 * LIMIT} turns (passed: {LIMIT})" in capsys.readouterr().out
     with sqlite3.connect(store) as db:
         rows = db.execute("SELECT idx, label, tool_versions, usage, observation_source FROM turns ORDER BY trajectory_id, idx").fetchall()
     assert [(idx, label) for idx, label, *_ in rows] == [(0, "Syntax_Error"), (1, "Pass")] * LIMIT

@@ -31,7 +31,8 @@ def summary_table(store: Any, run_id: int, summary: Any) -> Any:
         per_domain[traj.domain]["turns"] += len(traj.turns)
         if traj.passed:
             rounds[traj.domain].append(len(traj.turns) - 1)
-    table = Table(title=f"run {run_id}: this invocation added {summary.turns} turns ({dict(summary.statuses)})")
+    statuses = ", ".join(f"{status}: {count}" for status, count in summary.statuses.most_common())
+    table = Table(title=f"run {run_id}: this invocation added {summary.turns} turns ({statuses or 'no trajectory'})")
     for column in ("domain", "trajectories", "passed", "turns", "mean rounds to pass"):
         table.add_column(column)
     for domain, counts in sorted(per_domain.items()):
