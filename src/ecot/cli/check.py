@@ -2,6 +2,8 @@
 
 TASK is a task folder, a suite (folder or .jsonl, with --task-id), or a bundled task id such as
 rtl/updown_counter8. Use --reference to evaluate the task's own reference solution instead of a file.
+While a resident checker runs (`ecot checker start`), the check is judged there, with the same output and
+exit status and without this process's start-up cost; ECOT_CHECKER=off checks here regardless.
 """
 
 from __future__ import annotations
