@@ -140,7 +140,7 @@ def cut_short(result: sandbox.ExecResult) -> bool:
 
 def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: Task) -> tuple[str, str] | None:
     """Label and diagnostic when Yosys did not run every pass of the script, else None."""
-    if result.timed_out or result.signal == signal.SIGXCPU:
+    if cut_short(result):
         return TIMEOUT, f"the structural checks (Yosys) did not finish within {task.limits.wall_s:g} s; the design was not checked"
     if result.output_overflow or result.signal == signal.SIGXFSZ or "bad_alloc" in result.output:
         return RESOURCE_LIMIT, "the structural checks (Yosys) ran out of resources on this design; it was not checked"
