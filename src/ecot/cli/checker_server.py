@@ -178,23 +178,25 @@ class ResidentChecker:
 def run_check(request: Message) -> Message:
     """`ecot check ARGV` as the caller's process would run it: in its folder, printing for its terminal."""
     from ecot.cli.common import printing_to
-    from ecot.cli.main import run_in_process
 
     out, err = io.StringIO(), io.StringIO()
     shown = request.get("terminal") or {}
+    width = _width(shown)
     try:
         os.chdir(str(request.get("cwd")))
     except (OSError, TypeError) as error:
         return {"declined": f"cannot enter the caller's folder: {error}"}
     try:
-        with _caller_streams(out, err, shown), printing_to(_console_for(out, shown)):
-            status = _exit_status(list(request.get("argv") or []), err, run_in_process)
+        with _caller_streams(out, err, width), printing_to(_console_for(out, shown, width)):
+            status = _exit_status(list(request.get("argv") or []), err)
     finally:
         os.chdir("/")
     return {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
 
 
-def _exit_status(argv: list[str], err: IO[str], run_in_process: Any) -> int:
+def _exit_status(argv: list[str], err: IO[str]) -> int:
+    from ecot.cli.main import run_in_process
+
     try:
         return int(run_in_process(["check", *argv], keep_backends=True))
     except SystemExit as done:  # argparse: a usage error (2)
@@ -209,14 +211,13 @@ def _exit_status(argv: list[str], err: IO[str], run_in_process: Any) -> int:
 
 
 @contextlib.contextmanager
-def _caller_streams(out: IO[str], err: IO[str], shown: Message) -> Iterator[None]:
+def _caller_streams(out: IO[str], err: IO[str], width: int) -> Iterator[None]:
     """stdout, stderr, warnings logged and the width argparse formats for: the caller's."""
     handler = logging.StreamHandler(err)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     handler.setLevel(logging.WARNING)
     root = logging.getLogger()
     columns = os.environ.get("COLUMNS")
-    width = _width(shown)
     os.environ["COLUMNS"] = str(width)
     root.addHandler(handler)
     try:
@@ -231,6 +232,7 @@ def _caller_streams(out: IO[str], err: IO[str], shown: Message) -> Iterator[None
 
 
 def _width(shown: Message) -> int:
+    """The caller's terminal width as rich and argparse would take it: $COLUMNS, else the terminal's, else 80."""
     env = shown.get("env") or {}
     size = shown.get("size")
     columns = str(env.get("COLUMNS", ""))
@@ -239,14 +241,14 @@ def _width(shown: Message) -> int:
     return int(size[0]) if size else 80
 
 
-def _console_for(out: IO[str], shown: Message) -> Any:
+def _console_for(out: IO[str], shown: Message, width: int) -> Any:
     from rich.console import Console
 
     env = dict(shown.get("env") or {})
     size = shown.get("size")
     lines = str(env.get("LINES", ""))
     height = int(lines) if lines.isdigit() else (int(size[1]) if size else 25)
-    return Console(file=out, force_terminal=True if shown.get("tty") else None, width=_width(shown), height=height, _environ=env)
+    return Console(file=out, force_terminal=True if shown.get("tty") else None, width=width, height=height, _environ=env)
 
 
 def _warm_up() -> None:
