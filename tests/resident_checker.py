@@ -20,8 +20,9 @@ def ecot(argv: list[str], env: dict[str, str], cwd: Path | None = None, timeout:
 
 
 def without_timings(text: str) -> str:
-    """Output with every decimal number (durations, CPU ratios) blanked: what two runs of one check may differ in."""
-    return MEASURED.sub("<measured>", text)
+    """Output with every decimal number (durations, CPU ratios) blanked: what two runs of one check may differ in.
+    A number's width moves where rich wraps a line, so runs of spaces and line breaks compare as one space."""
+    return re.sub(r"\s+", " ", MEASURED.sub("<measured>", text))
 
 
 def checks_served(env: dict[str, str]) -> int:
