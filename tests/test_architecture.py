@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("executors", "generators", "store"),
     ("run",),
     ("icwm", "export", "serve"),
-    ("train", "bench", "report"),
+    ("train", "bench", "report", "audit"),
     ("cli", "__main__"),
 )
 LAYER_OF = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}

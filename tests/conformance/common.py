@@ -3,49 +3,44 @@
 Every domain backend is held to the same three promises, each with its own case files:
 reference solution -> Pass (test_references.py), each planted bug -> its expected label
 (test_<domain>_bugs.py), hostile candidates contained and labelled (test_<domain>_hostile.py).
-Everything runs on the real toolchain; a missing tool skips with its name.
+Everything runs on the real toolchain; a missing tool skips with its name (and fails the run under
+ECOT_REQUIRE_TOOLS=1, see tests/require_tools.py). The hostile cases and their host-side checks live in
+the package (ecot.audit), since `ecot audit hostile` runs them on a user's machine; the helpers they share
+with these tests are imported from there.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import os
 import re
-import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ecot import sandbox
+from ecot.audit.common import (
+    bundled_task,
+    bundled_tasks,
+    describe,
+    files_stay_absent,
+    processes_matching,
+    unique_marker,
+    with_changes,
+)
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.domains.base import Backend
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite
+from ecot.tasks.suite import bundled_domains
+
+__all__ = ["bundled_task", "bundled_tasks", "describe", "files_stay_absent", "processes_matching", "unique_marker", "with_changes"]
 
 Mutation = Callable[[str], str]
 
 
 # -- bundled tasks ------------------------------------------------------------------------------
-@cache
-def bundled_tasks(domain: str) -> tuple[Task, ...]:
-    return tuple(load_suite(bundled_suite_path(domain)))
-
-
-def bundled_task(task_id: str) -> Task:
-    domain = task_id.split("/", 1)[0]
-    for task in bundled_tasks(domain):
-        if task.id == task_id:
-            return task
-    raise KeyError(f"no bundled task {task_id!r} in domain {domain!r}")
-
-
 def all_bundled_params() -> list[Any]:
     """One pytest parameter per bundled task of every domain, named by task id."""
     return [pytest.param(task, id=task.id) for domain in bundled_domains() for task in bundled_tasks(domain)]
@@ -65,26 +60,12 @@ def skip_unless_isolated() -> None:
         pytest.skip("containment needs the missing (or disabled) tool 'bwrap'; only rlimits apply")
 
 
-def with_changes(task: Task, options: Mapping[str, Any] | None = None, wall_s: float | None = None) -> Task:
-    """A copy of task with extra options and/or a shorter wall limit (for bugs that hang)."""
-    if options:
-        task = dataclasses.replace(task, options={**task.options, **options})
-    if wall_s is not None:
-        task = dataclasses.replace(task, limits=task.limits.scaled(wall_s=wall_s, cpu_s=min(task.limits.cpu_s, wall_s + 1)))
-    return task
-
-
 def evaluate(task: Task, candidate: str) -> Outcome:
     """Run a candidate and check the label belongs to the backend's label set."""
     backend = skip_unless_tools(task.domain)
     outcome = backend.run(task, candidate)
     assert outcome.label in backend.all_labels(), f"{task.id}: unknown label {outcome.label!r}"
     return outcome
-
-
-def describe(outcome: Outcome) -> str:
-    """What a failing assertion should show: label, diagnostic and the tail of the log."""
-    return f"{outcome.label}: {outcome.diagnostic}\n--- log tail ---\n{outcome.log[-1500:]}"
 
 
 # -- planted bugs ---------------------------------------------------------------------------------
@@ -168,37 +149,3 @@ def compose(*mutations: Mutation) -> Mutation:
         return source
 
     return mutate
-
-
-# -- host-side containment checks ---------------------------------------------------------------
-def unique_marker(prefix: str = "ecotconf") -> str:
-    """A name no other process on the machine uses, to find our own leftovers."""
-    return f"{prefix}{secrets.token_hex(6)}"
-
-
-def processes_matching(marker: str) -> list[str]:
-    """Command lines of live processes containing marker (zombies have empty command lines)."""
-    found: list[str] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(f"{entry.name}: {cmdline.strip()}")
-    return found
-
-
-@contextlib.contextmanager
-def files_stay_absent(paths: Iterable[Path]) -> Iterator[None]:
-    """Files a hostile candidate tries to create outside its work dir: absent before and after."""
-    paths = tuple(paths)
-    leftovers = [p for p in paths if p.exists()]
-    assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
-    yield
-    created = [p for p in paths if p.exists()]
-    for path in created:
-        path.unlink()
-    assert not created, f"a candidate created files outside its work dir: {created}"

@@ -1,6 +1,6 @@
 """How the asm backend keeps its measurements out of the candidate's reach: the system-call filter's
 policy, the host's checks of the linked program and of callgrind's output, and honest counts left
-exactly as they were. (The attacks themselves are in hostile/asm.py.)"""
+exactly as they were. (The attacks themselves are in ecot/audit/hostile/asm.py.)"""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import struct
 
 import pytest
 
+from ecot.audit.hostile import asmattacks
 from ecot.core.outcome import PASS
 from ecot.domains.asm import elf as asm_elf
 from ecot.domains.asm import logs as asm_logs
@@ -17,7 +18,6 @@ from ecot.domains.asm.backend import FORBIDDEN_CODE, AsmBackend
 from ecot.domains.asm.prep import AsmSpec
 
 from .common import bundled_task, describe, evaluate, skip_unless_tools, with_changes
-from .hostile import asmattacks
 
 ALLOW, DENY, KILL = asm_seccomp.RET_ALLOW, asm_seccomp.RET_DENY, asm_seccomp.RET_KILL
 NR = asm_seccomp.NR
@@ -170,7 +170,7 @@ def test_a_client_request_is_refused_naming_its_line() -> None:
 
 
 def test_the_hostile_suite_spells_the_label_as_the_backend_does() -> None:
-    from .hostile import asm as hostile_asm
+    from ecot.audit.hostile import asm as hostile_asm
 
     assert hostile_asm.FORBIDDEN_CODE == FORBIDDEN_CODE
     assert FORBIDDEN_CODE in AsmBackend.all_labels()

@@ -1,15 +1,15 @@
-"""Firmware verdicts beyond the attack classes of hostile/firmware.py: what a refused or stopped run
+"""Firmware verdicts beyond the attack classes of ecot/audit/hostile/firmware.py: what a refused or stopped run
 tells the reader, and what it must never tell (the harness's secret names)."""
 
 from __future__ import annotations
 
 import re
 
+from ecot.audit.hostile.firmware import EXITS, crc
 from ecot.domains.firmware.judge import OUTPUT_MISMATCH
 from ecot.domains.firmware.report import HARD_FAULT
 
 from .common import bundled_task, describe, evaluate
-from .hostile.firmware import EXITS, crc
 
 CRC = "firmware/crc32_ieee"
 

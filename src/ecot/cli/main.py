@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ecot.cli.bench", "score a model on benchmark suites with the paper's metrics (pass@k, Syn@k/Func@k, fast_p, Fix%, ...); compare runs"),
     "icwm": ("ecot.cli.icwm", "the world model: train it on real turns, report its fidelity, retrain it from audits"),
     "report": ("ecot.cli.report", "a static HTML report and trajectory browser of a store: overview, filterable table, one page per trajectory"),
+    "audit": ("ecot.cli.audit", "audits run on this machine: `ecot audit hostile` runs the hostile conformance suite and counts contained cases, forged Passes and leaks"),
     "checker": ("ecot.cli.checker", "a resident checker that one-shot `ecot check` calls hand their work to (start, stop, status)"),
 }
 

@@ -1,15 +1,18 @@
-"""Every attack class against every backend (see framework.py for the case format)."""
+"""Every attack class against every backend: the cases of ecot.audit.hostile (framework.py there has the
+case format), judged by its runner, the very code `ecot audit hostile` runs on a user's machine."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
-import importlib.util
 from typing import Any
 
 import pytest
 
+from ecot.audit.hostile.framework import Attack, NotApplicable, cases_of
+from ecot.audit.hostile.report import Verdict
+from ecot.audit.hostile.runner import judge, judge_control
+from ecot.audit.hostile.suite import DOMAINS, KNOWN_FAILURES, Listed, domain_cases, listed_cases
 from ecot.core.outcome import PASS, Outcome
 from ecot.core.trajectory import REAL
 from ecot.domains import get_backend
@@ -17,19 +20,7 @@ from ecot.icwm.base import Prediction
 from ecot.icwm.environment import WorldModelEnvironment
 from scripted_world_model import ScriptedWorldModel
 
-from ..common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
-from .framework import Attack, Case, DomainCases, NotApplicable, cases_of
-
-DOMAINS = ("rtl", "gpu", "cad", "firmware", "asm", "python")
-
-# (domain, case name) -> why that case is not contained yet. None of FINDINGS may ever be listed here.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("firmware", "harness_start_time_rewritten"): (
-        "privileged candidate sharing the harness's registers and memory: it reads TIM5 under FAULTMASK (neither "
-        "trapped nor logged) and moves back the start time the harness keeps across the call; the fix is running "
-        "candidate code unprivileged (CONTROL.nPRIV) with trapped PPB access and deprivileged ISRs, the harness's "
-        "measurements kept in runtime memory unprivileged code cannot write"),
-}
+from ..common import bundled_task, describe, skip_unless_isolated, with_changes
 
 # The cases that reproduce the findings of hostile testing that this suite was written for (issue 15).
 FINDINGS: dict[tuple[str, str], str] = {
@@ -48,57 +39,31 @@ FINDINGS: dict[tuple[str, str], str] = {
 }
 
 
-def _module(domain: str) -> Any:
-    name = f"{__package__}.{domain}"
-    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
-
-
-def domain_cases(domain: str) -> DomainCases:
-    """The domain's cases ({} while its module is missing: the completeness test then fails)."""
-    module = _module(domain)
-    return module.CASES if module is not None else {}
-
-
-def control_of(domain: str) -> Case:
-    module = _module(domain)
-    assert module is not None, f"no hostile/{domain}.py"
-    return module.CONTROL  # type: ignore[no-any-return]
-
-
 def _params() -> list[Any]:
     params = []
     for domain in DOMAINS:
-        for attack, entry in domain_cases(domain).items():
-            for case in cases_of(entry):
-                marks = []
-                if (domain, case.name) in KNOWN_FAILURES:
-                    marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[(domain, case.name)], strict=True))
-                params.append(pytest.param(domain, attack, case, id=f"{domain}-{attack.value}-{case.name}", marks=marks))
+        for listed in listed_cases(domain):
+            reason = listed.known_failure
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            params.append(pytest.param(listed, id=listed.id, marks=marks))
     return params
 
 
-def run_case(case: Case, candidate: str) -> Any:
-    task = with_changes(bundled_task(case.task_id), dict(case.options) or None, case.wall_s)
-    return evaluate(task, candidate)
-
-
-@pytest.mark.parametrize(("domain", "attack", "case"), _params())
-def test_attack_is_contained(domain: str, attack: Attack, case: Case) -> None:
+@pytest.mark.parametrize("listed", _params())
+def test_attack_is_contained(listed: Listed) -> None:
     skip_unless_isolated()
-    with case.host():
-        outcome = run_case(case, case.candidate)
-        if case.then is not None:
-            outcome = run_case(case, case.then)
-    assert case.contained(outcome), f"{domain} / {attack.value} / {case.name} escaped: {describe(outcome)}"
+    result = judge(listed)
+    if result.verdict == Verdict.NOT_RUN:
+        pytest.skip(f"{listed.id} needs the missing tool '{result.detail}'")
+    assert result.verdict == Verdict.CONTAINED, f"{listed.id} is {result.verdict.value}: {result.detail}"
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_oracle_control_passes(domain: str) -> None:
     """Positive control: the domain's oracle passes when its 'attack' is harmless, so a failing label in
     the cases above means the sandbox refused, not that the oracle is broken."""
-    case = control_of(domain)
-    outcome = run_case(case, case.candidate)
-    assert outcome.label == "Pass", describe(outcome)
+    control = judge_control(domain)
+    assert control.passed, f"{control.label}: {control.detail}"
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -121,9 +86,9 @@ def test_every_finding_has_its_case_and_none_is_a_known_failure() -> None:
 
 
 def test_cases_are_unique() -> None:
-    names = [f"{d}-{a.value}-{c.name}" for d in DOMAINS for a, e in domain_cases(d).items() for c in cases_of(e)]
+    names = [listed.id for d in DOMAINS for listed in listed_cases(d)]
     assert len(names) == len(set(names))
-    assert all(dataclasses.is_dataclass(c) for d in DOMAINS for e in domain_cases(d).values() for c in cases_of(e))
+    assert all(dataclasses.is_dataclass(listed.case) for d in DOMAINS for listed in listed_cases(d))
 
 
 class _Backends:
@@ -136,16 +101,16 @@ class _Backends:
 FORGING = (Attack.TAKEOVER, Attack.FORGE_CHANNEL, Attack.EARLY_EXIT, Attack.READ_REFERENCE)
 
 
-@pytest.mark.parametrize(("domain", "attack", "case"),
-                         [p for p in _params() if p.values[1] in FORGING and p.values[2].then is None])
-def test_a_world_model_pass_is_rerun_for_real(domain: str, attack: Attack, case: Case) -> None:
+@pytest.mark.parametrize("listed", [p for p in _params() if p.values[0].attack in FORGING and p.values[0].case.then is None])
+def test_a_world_model_pass_is_rerun_for_real(listed: Listed) -> None:
     """Against the world-model environment: a model that predicts Pass for every hostile candidate
     changes nothing, since a predicted Pass is always re-run on the real backend."""
     skip_unless_isolated()
+    case = listed.case
     model = ScriptedWorldModel(lambda code: Prediction(Outcome(PASS, "predicted"), 1.0), frozenset(DOMAINS))
     environment = WorldModelEnvironment(model, real=_Backends())
     task = with_changes(bundled_task(case.task_id), dict(case.options) or None, case.wall_s)
     with case.host():
         outcome, source = asyncio.run(environment.observe_sourced(task, case.candidate))
     assert source == REAL and environment.stats.verified == 1
-    assert case.contained(outcome), f"{domain} / {attack.value} / {case.name} escaped: {describe(outcome)}"
+    assert case.contained(outcome), f"{listed.id} escaped: {describe(outcome)}"

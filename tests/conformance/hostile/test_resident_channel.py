@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
+from ecot.audit.hostile.framework import Attack, Case, cases_of
+from ecot.audit.hostile.python import TASK as PY_TASK
+from ecot.audit.hostile.python import oracle
+from ecot.audit.hostile.suite import domain_cases
 from ecot.core.outcome import PASS, Outcome
 from ecot.domains import find_domain
 from resident_checker import checks_served, ecot, log_of, running_checker
 
 from ..common import describe, skip_unless_isolated
-from .framework import Attack, Case, cases_of
-from .python import TASK as PY_TASK
-from .python import oracle
-from .test_hostile import domain_cases
 
 CHANNEL_DOMAINS = ("rtl", "python")
 

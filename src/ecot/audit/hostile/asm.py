@@ -16,8 +16,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.asm.backend import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ERROR
 from ecot.sandbox import runner
@@ -62,7 +61,7 @@ def failed_without(text: str, *labels: str) -> Callable[[Outcome], bool]:
 @contextlib.contextmanager
 def needs_valgrind() -> Iterator[None]:
     if shutil.which("valgrind") is None:
-        pytest.skip("instruction counts need the missing tool 'valgrind'")
+        raise ToolMissingError("valgrind", "instruction counts need it")
     yield
 
 
@@ -103,11 +102,11 @@ def expected_outputs_stay_out() -> Iterator[None]:
             seen.extend(" ".join(step.argv) + (step.stdin or b"").decode("latin-1") for step in steps)
         return real(steps, cwd, *args, **kwargs)
 
-    runner.run_steps = spy  # type: ignore[assignment]  # sandbox.run calls it too
+    runner.run_steps = spy  # sandbox.run calls it too
     try:
         yield
     finally:
-        runner.run_steps = real  # type: ignore[assignment]
+        runner.run_steps = real
     assert seen, "the spy saw no run of the candidate's program"
     assert [value for value in expected if any(value in blob for blob in seen)] == []
 

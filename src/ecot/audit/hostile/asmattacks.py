@@ -284,10 +284,11 @@ OUTPUT_FLOOD = c_to_asm("long popcount64(unsigned long x) { static char b[65536]
 
 
 def endless_loop(marker: str) -> Future[str]:
-    """Spins forever after starting a long sleeper (named by `marker`) that must not outlive the job."""
+    """Spins forever after starting a long sleeper (`marker` is its argv[0], since sleep refuses an extra
+    operand) that must not outlive the job."""
     return c_to_asm(
         "long popcount64(unsigned long x) {\n"
-        f'    if (fork() == 0) {{ execl("/bin/sleep", "sleep", "300", "{marker}", (char *)0); _exit(0); }}\n'
+        f'    if (fork() == 0) {{ execl("/bin/sleep", "{marker}", "300", (char *)0); _exit(0); }}\n'
         "    for (;;) { __asm__ volatile(\"\"); }\n    return 0;\n}\n")
 
 

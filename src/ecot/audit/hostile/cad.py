@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ecot.domains import get_backend
+from ecot.domains.cad.backend import CadBackend
 
 from ..common import bundled_task, unique_marker
 from . import pycases
@@ -37,7 +38,9 @@ def plain(statements: str) -> str:
 def right_part_on_the_host() -> Iterator[None]:
     """The reference solid in a host file: a host that followed the candidate's link would read it."""
     task = bundled_task(TASK_ID)
-    solid = get_backend("cad").reference_shape(task)
+    backend = get_backend("cad")
+    assert isinstance(backend, CadBackend)
+    solid = backend.reference_shape(task)
     RIGHT_ON_THE_HOST.write_bytes(solid if isinstance(solid, bytes) else solid.read_bytes())  # older code: a Path
     try:
         yield

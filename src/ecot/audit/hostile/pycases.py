@@ -39,8 +39,10 @@ def no_process_left(marker: str) -> Callable[[], contextlib.AbstractContextManag
 def shared_cases(task_id: str, oracle: Oracle, wrong: str, plain: Callable[[str], str]) -> dict[Attack, list[Case]]:
     """plain(statements): a candidate that runs the statements and otherwise fails."""
     marker = unique_marker()
-    leftover = (f"import subprocess\nsubprocess.Popen(['sleep', '600', '{marker}'], start_new_session=True)\n"
-                + pyattacks.PLANT)
+    # the marker is the sleeper's argv[0] (sleep refuses an extra operand: it would exit at once and leave nothing
+    # to find); it lets go of the job's output, so the job ends when its code does
+    leftover = (f"import subprocess\nsubprocess.Popen(['{marker}', '600'], executable='sleep', start_new_session=True,\n"
+                "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n" + pyattacks.PLANT)
     return {
         Attack.TAKEOVER: [Case("ptrace-or-mem-of-any-other-process", task_id, oracle(pyattacks.TAKEOVER))],
         Attack.READ_REFERENCE: [Case("bundled-suites", task_id, oracle(pyattacks.READ_REFERENCE))],

@@ -153,13 +153,13 @@ def two_sum(nums, target):
                     pass
     return [-1]
 """
-_MARKER = unique_marker()
+_MARKER = unique_marker()  # the sleeper's argv[0]: sleep refuses an extra operand and would exit at once
 TIMER_KILLER_WITH_SLEEPER = f"""import os, signal, subprocess
 def two_sum(nums, target):
     for sig in (signal.SIGPROF, signal.SIGALRM):
         signal.signal(sig, signal.SIG_IGN)
     try:
-        subprocess.Popen(["/bin/sleep", "300", "{_MARKER}"], start_new_session=True)
+        subprocess.Popen(["{_MARKER}", "300"], executable="/bin/sleep", start_new_session=True)
     except OSError:
         pass
     while True:

@@ -1,0 +1,79 @@
+"""What audits share: bundled tasks by id, changed copies of a task, and host-side checks of what a
+hostile job may have left on the host (files outside its work dir, processes that outlived it)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import secrets
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ecot.core.outcome import Outcome
+from ecot.core.task import Task
+from ecot.tasks.suite import bundled_suite_path, load_suite
+
+
+# -- bundled tasks ------------------------------------------------------------------------------
+@cache
+def bundled_tasks(domain: str) -> tuple[Task, ...]:
+    return tuple(load_suite(bundled_suite_path(domain)))
+
+
+def bundled_task(task_id: str) -> Task:
+    domain = task_id.split("/", 1)[0]
+    for task in bundled_tasks(domain):
+        if task.id == task_id:
+            return task
+    raise KeyError(f"no bundled task {task_id!r} in domain {domain!r}")
+
+
+def with_changes(task: Task, options: Mapping[str, Any] | None = None, wall_s: float | None = None) -> Task:
+    """A copy of task with extra options and/or a shorter wall limit (for candidates that hang)."""
+    if options:
+        task = dataclasses.replace(task, options={**task.options, **options})
+    if wall_s is not None:
+        task = dataclasses.replace(task, limits=task.limits.scaled(wall_s=wall_s, cpu_s=min(task.limits.cpu_s, wall_s + 1)))
+    return task
+
+
+def describe(outcome: Outcome) -> str:
+    """What a failing check should show: label, diagnostic and the tail of the log."""
+    return f"{outcome.label}: {outcome.diagnostic}\n--- log tail ---\n{outcome.log[-1500:]}"
+
+
+# -- host-side containment checks ---------------------------------------------------------------
+def unique_marker(prefix: str = "ecotconf") -> str:
+    """A name no other process on the machine uses, to find our own leftovers."""
+    return f"{prefix}{secrets.token_hex(6)}"
+
+
+def processes_matching(marker: str) -> list[str]:
+    """Command lines of live processes containing marker (zombies have empty command lines)."""
+    found: list[str] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(f"{entry.name}: {cmdline.strip()}")
+    return found
+
+
+@contextlib.contextmanager
+def files_stay_absent(paths: Iterable[Path]) -> Iterator[None]:
+    """Files a hostile candidate tries to create outside its work dir: absent before and after."""
+    paths = tuple(paths)
+    leftovers = [p for p in paths if p.exists()]
+    assert not leftovers, f"remove leftovers of an earlier run first: {leftovers}"
+    yield
+    created = [p for p in paths if p.exists()]
+    for path in created:
+        path.unlink()
+    assert not created, f"a candidate created files outside its work dir: {created}"
