@@ -14,6 +14,7 @@ from ecot.domains import get_backend as _get_backend
 from ecot.domains.gpu.outcome import COMPILATION_ERROR, MEMORY_FAULT
 from ecot.domains.gpu.runner import gpu_device_nodes
 from ecot.tasks.suite import bundled_suite_path, load_suite
+from require_tools import skip_gpu_only
 
 
 def get_backend(domain: str):
@@ -63,7 +64,7 @@ def _cpu_with_nvcc() -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("the CUDA compile check needs the missing tool 'nvcc'")
     if gpu_device_nodes():
-        pytest.skip("this machine has a GPU: load_inline builds for real there (tests/test_gpu_device.py)")
+        skip_gpu_only("this machine has a GPU: load_inline builds for real there (tests/test_gpu_device.py)")
 
 
 def run(tile: int = 256, end: str = ";") -> Outcome:
