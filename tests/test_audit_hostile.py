@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -173,3 +174,34 @@ def test_the_hostile_audits_help_loads_no_heavy_library(tmp_path: Path) -> None:
     code, modules, printed = loaded_by(["audit", "hostile", "--help"], tmp_path)
     assert code == 0 and printed.startswith("usage: ecot audit hostile ") and "Exit status" in printed
     assert {m.split(".")[0] for m in modules} & set(HELP_HEAVY) == set()
+
+
+def test_the_printout_names_every_escape_failed_control_and_missing_tool() -> None:
+    from rich.console import Console
+
+    from ecot.cli import audit_hostile
+    from ecot.cli.common import printing_to
+
+    forged = CaseResult(domain="python", attack="forge_channel", case="forged-records", verdict=Verdict.FORGED, label="Pass",
+                        detail="containment requires not_pass; got Pass: [bold]printed as is[/bold]")
+    not_run = CaseResult(domain="asm", attack="instrumentation", case="counted", verdict=Verdict.NOT_RUN, detail="valgrind")
+    printed = report(
+        DomainResult(domain="python", control=PASSED, cases=[forged, result(Verdict.CONTAINED)]),
+        DomainResult(domain="cad", control=ControlResult(case="oracle-control", label="Shape_Mismatch", detail="IoU 0.2"),
+                     cases=[result(Verdict.CONTAINED)]),
+        DomainResult(domain="asm", control=PASSED, cases=[not_run, result(Verdict.CONTAINED)]),
+        DomainResult(domain="gpu", broken="SyntaxError: invalid syntax"),
+        DomainResult(domain="rtl", missing="bwrap"),
+    )
+    terminal = Console(width=200, file=io.StringIO(), color_system=None)
+    with printing_to(terminal):
+        terminal.print(audit_hostile.summary_table(printed))
+        audit_hostile._print_findings(printed)
+    out = terminal.file.getvalue()  # type: ignore[attr-defined]
+    assert re.search(r"\npython +2 +1 +1 +0 +0 +0 ", out) and re.search(r"\nall +4 +3 +1 +0 +0 +0 ", out), out
+    assert "FORGED python / forge_channel / forged-records: containment requires not_pass; got Pass: [bold]printed as is[/bold]" in out
+    assert "control failed (Shape_Mismatch)" in out and "cad: the control case oracle-control did not Pass: IoU 0.2" in out
+    assert "1 not run here: valgrind" in out and "rtl" in out and "not run here: bwrap" in out
+    assert "gpu: its cases do not load: SyntaxError: invalid syntax" in out
+    assert "Incomplete: asm needs valgrind; rtl needs bwrap" in out
+    assert printed.exit_status == 1

@@ -42,21 +42,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ecot.audit.hostile.report import CaseResult
     from ecot.audit.hostile.runner import count_cases, plan, run_audit
+    from ecot.audit.hostile.suite import DOMAINS
     from ecot.cli.common import check_file, console
     from ecot.executors.local import make_executor
 
     check_file(args.json, "--json")
-    planned = [plan(domain) for domain in dict.fromkeys(args.domain or _all_domains())]
-    tally = dict.fromkeys(("contained", "forged", "leak", "uncontained", "error", "known failure"), 0)
+    planned = [plan(domain) for domain in dict.fromkeys(args.domain or DOMAINS)]
+    counted = dict.fromkeys(COLUMNS, 0)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.fields[tally]}"))
     with make_executor(None, args.workers) as pool, Progress(*columns, console=console, transient=True) as progress:
         bar = progress.add_task("hostile cases", total=count_cases(planned), tally="")
 
         def advance(result: CaseResult | ControlResult) -> None:
-            if hasattr(result, "tally") and result.tally in tally:
-                tally[result.tally] += 1
-            shown = "  ".join(f"{name} {n}" for name, n in tally.items() if n or name in ("contained", "forged", "leak"))
+            for name, tallies in COLUMNS.items():
+                counted[name] += isinstance(result, CaseResult) and result.tally in tallies
+            shown = "  ".join(f"{name} {n}" for name, n in counted.items() if n or name in ("contained", "forged", "leaks"))
             progress.update(bar, advance=1, tally=shown)
 
         report = run_audit(planned, pool, advance)
@@ -65,12 +67,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return report.exit_status
-
-
-def _all_domains() -> tuple[str, ...]:
-    from ecot.audit.hostile.suite import DOMAINS
-
-    return DOMAINS
 
 
 def summary_table(report: AuditReport) -> Table:
@@ -106,11 +102,11 @@ def _notes(domain: DomainResult) -> str:
     if domain.missing:
         return f"[yellow]not run here: {escape(domain.missing)}[/yellow]"
     if domain.broken:
-        return f"[bold red]cases do not load: {escape(domain.broken[:200])}[/bold red]"
+        return "[bold red]its cases do not load (below)[/bold red]"
     notes = []
     if domain.control is not None and not domain.control.passed:
         notes.append(f"[bold red]control failed ({escape(str(domain.control.label))}): the counts mean nothing[/bold red]")
-    not_run = sum(r.verdict == "not_run" for r in domain.cases)
+    not_run = len(domain.cases) - domain.ran
     if not_run:
         notes.append(f"[yellow]{not_run} not run here: {escape(', '.join(domain.tools_missing()))}[/yellow]")
     return "; ".join(notes)
@@ -130,6 +126,8 @@ def _print_findings(report: AuditReport) -> None:
         for result in failed:
             say(f"  {result.verdict.value.upper()} {result.domain} / {result.attack} / {result.case}: {result.detail}")
     for domain in report.domains:
+        if domain.broken:
+            say(f"\n{domain.domain}: its cases do not load: {domain.broken}")
         if domain.control is not None and not domain.control.passed:
             say(f"\n{domain.domain}: the control case {domain.control.case} did not Pass: {domain.control.detail}")
     if known:
@@ -139,5 +137,7 @@ def _print_findings(report: AuditReport) -> None:
     missing = {d.domain: d.tools_missing() for d in report.domains if not d.complete}
     if missing:
         say("\nIncomplete: " + "; ".join(f"{name} needs {', '.join(tools)}" for name, tools in missing.items()))
-    if not failed and not any(d.failed for d in report.domains):
+    if not any(d.ran for d in report.domains):
+        say("\nNo case ran here.")
+    elif not any(d.failed for d in report.domains):
         say(f"\n0 forged, 0 leaks: every case that ran here was contained{' (known failures aside)' if known else ''}.")
