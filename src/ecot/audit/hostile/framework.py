@@ -2,8 +2,9 @@
 
 Each domain supplies, in `hostile/<domain>.py`, a `CASES` mapping from every `Attack` to one or more
 `Case`s (a candidate written the way that domain's hostile candidate would write it, and what counts
-as contained) or to `NotApplicable` with the reason the class cannot arise there. `test_hostile.py`
-runs every (domain, attack) pair; a domain that leaves an attack out fails the completeness test.
+as contained) or to `NotApplicable` with the reason the class cannot arise there. runner.py judges
+every (domain, attack) pair, for tests/conformance/hostile/test_hostile.py and for `ecot audit hostile`;
+a domain that leaves an attack out fails the completeness test.
 
 Most cases are oracles: the candidate is right only if its attack worked, so a contained attack shows
 up as a failing label and an escape as Pass. A `Case` with `then` runs a second, wrong candidate in the
