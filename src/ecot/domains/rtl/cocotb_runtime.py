@@ -41,7 +41,8 @@ class CocotbRuntime:
     site_dirs: tuple[str, ...]  # where the embedded Python finds cocotb (after our reporter and the tests)
 
     def environment(self, tests: str, modules: tuple[str, ...], top: str) -> dict[str, str]:
-        """The environment of one vvp run: `tests` is the folder holding the test modules."""
+        """The environment of one vvp run: `tests` is the folder holding the test modules (relative to
+        the work folder, which is vvp's current folder)."""
         return {
             "COCOTB_TOPLEVEL": top,
             "TOPLEVEL_LANG": "verilog",

@@ -136,8 +136,8 @@ def _run(task: Task, candidate: str, work: Path, layout: _Layout, harness: Cocot
     opts = RtlOptions.of_task(task)
     tag = secrets.token_hex(16)
     seed = secrets.randbelow(2**31) if opts.seed == "random" else opts.seed
-    tests = str(work / layout.tests)
-    env = {**harness.environment(tests, opts.cocotb_modules(task.files), str(opts.top)),
+    # relative: the sandbox shows the work folder under a path of its own
+    env = {**harness.environment(layout.tests, opts.cocotb_modules(task.files), str(opts.top)),
            "COCOTB_RANDOM_SEED": str(seed), TAG_VARIABLE: tag}
     argv = ["vvp", "-n", "-m", harness.vpi_library, "c.vvp", "-none", *opts.plusargs]
     _lock(work / layout.tests, writable=False)
@@ -145,7 +145,7 @@ def _run(task: Task, candidate: str, work: Path, layout: _Layout, harness: Cocot
         result = sandbox.run(argv, work, task.limits, env=env, ro_paths=harness.mounts)
     finally:
         _lock(work / layout.tests, writable=True)  # so the work folder can be removed
-    outcome = _verdict(task, result, tag, candidate, f"{tests}/")
+    outcome = _verdict(task, result, tag, candidate, layout.tests)
     return Outcome(outcome.label, outcome.diagnostic, outcome.log, {**outcome.metrics, "cocotb_seed": seed})
 
 
@@ -161,9 +161,10 @@ def _lock(folder: Path, writable: bool) -> None:
 
 
 def _verdict(task: Task, result: sandbox.ExecResult, tag: str, candidate: str, tests: str) -> Outcome:
+    """`tests`: the tests' folder, whose secret name (and the work folder's path) the log leaves out."""
     report = read_report(result.output, tag)
     shown = "\n".join(line.split(tag, 1)[0] for line in result.output.splitlines() if not line.startswith(tag))
-    log = truncate_log(shown.replace(tests, ""))
+    log = truncate_log(re.sub(rf"[^\s\"']*{re.escape(tests)}/", "", shown))
     metrics: dict[str, Any] = {"sim_s": round(result.wall_s, 4)}
     limit = task.limits
     if result.output_overflow:
