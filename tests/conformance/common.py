@@ -33,9 +33,14 @@ Mutation = Callable[[str], str]
 
 
 # -- bundled tasks ------------------------------------------------------------------------------
+# Task suites kept with the tests, found by the first part of their ids as a domain's bundled suite is
+# (tests/fixtures/cocotb: rtl tasks with cocotb testbenches, ids cocotb/<name>).
+FIXTURE_SUITES = {"cocotb": Path(__file__).parents[1] / "fixtures" / "cocotb"}
+
+
 @cache
 def bundled_tasks(domain: str) -> tuple[Task, ...]:
-    return tuple(load_suite(bundled_suite_path(domain)))
+    return tuple(load_suite(FIXTURE_SUITES.get(domain) or bundled_suite_path(domain)))
 
 
 def bundled_task(task_id: str) -> Task:

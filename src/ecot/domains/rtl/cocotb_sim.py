@@ -34,6 +34,8 @@ from ecot.domains.rtl.jobs.cocotb_report import PASSED, TAG_VARIABLE
 from ecot.domains.rtl.options import ParameterValue, RtlOptions
 
 TIMESCALE_FILE = "ecot_timescale.f"
+_MISSING_HANDLE = re.compile(r"^AttributeError: (\S+) contains no child object named (\S+)")
+_OUTCOMES = {"FAIL": "failed", "SKIP": "was skipped while it ran", "MISSING": "did not run"}
 _STRING = re.compile(r"""(['"])((?:\\.|(?!\1).)*)\1""")
 
 
@@ -199,17 +201,28 @@ def _judge(task: Task, report: _Report, result: sandbox.ExecResult, candidate: s
     failed = [test for test in report.tests if not _passed(test)]
     metrics = {**metrics, "tests": len(report.tests), "tests_passed": len(report.tests) - len(failed),
                "sim_ns": round(sum(float(test.get("sim_ns", 0)) for test in report.tests), 3)}
-    first = f"{failed[0]['name']} {failed[0]['outcome'].lower()}: {failed[0].get('message') or 'no message'}"[:400] if failed else ""
+    first = _first_failure(failed)
     counted = f"{len(failed)} of {len(report.tests)} tests failed"
     if report.end.get("cut_short"):
         what = f"the simulation ended before cocotb finished its tests{ender}, so they prove nothing ({counted}; {first})"
         return Outcome(rtl_sim.SIMULATION_MISMATCH, what, log, metrics)
     if failed:
+        missing = _MISSING_HANDLE.search(str(failed[0].get("message", "")))
+        if missing is not None:  # the design lacks a port or signal the tests drive: its interface is wrong
+            what = f"the tests use {missing.group(1)}.{missing.group(2)}, which the design does not have ({counted}; {first})"
+            return Outcome(rtl_sim.ELABORATION_ERROR, what, log, metrics)
         return Outcome(rtl_sim.SIMULATION_MISMATCH, f"{first} ({counted})", log, metrics)
     if result.returncode != 0:
         what = f"the simulator exited with status {result.returncode}{ender}: the run did not end cleanly"
         return Outcome(rtl_sim.SIMULATION_MISMATCH, what, log, metrics)
     return Outcome(PASS, f"cocotb tests passed: {len(report.tests)} of {len(report.tests)}", log, metrics)
+
+
+def _first_failure(failed: list[dict[str, Any]]) -> str:
+    if not failed:
+        return ""
+    test = failed[0]
+    return f"{test.get('name')} {_OUTCOMES.get(str(test.get('outcome')), 'failed')}: {test.get('message') or 'no message'}"[:400]
 
 
 def _passed(test: dict[str, Any]) -> bool:

@@ -110,5 +110,6 @@ class _Reporter:
 
 
 def _describe(err: BaseException) -> str:
-    text = " ".join(str(err).split())
+    """The exception's type and first line (an assertion's own message; pytest's explanation follows it)."""
+    text = next((line.strip() for line in str(err).splitlines() if line.strip()), "")
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
