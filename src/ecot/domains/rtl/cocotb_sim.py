@@ -47,6 +47,7 @@ class _Layout:
     sources: list[str] = field(default_factory=list)  # other Verilog sources, compiled after the design
     include_dirs: list[str] = field(default_factory=list)
     tests: str = ""  # the folder (relative to work) holding the test modules and their data
+    hidden: set[str] = field(default_factory=set)  # the bundle files that go there
 
 
 @dataclass
@@ -69,6 +70,8 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
     metrics: dict[str, Any] = {}
     outcome = infra_error(f"task {task.id}: no parameter set to run")
     for index, values in enumerate(opts.parameters or ({},)):
+        if index:
+            _write_sources(task, candidate, work, layout)
         keep = f"pp_{secrets.token_hex(8)}.sv" if preprocess and index == 0 else None
         compiled = _compile(task, work, layout, values, keep)
         if keep is not None:
@@ -90,30 +93,33 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
 
 def _write(task: Task, candidate: str, work: Path) -> _Layout:
     """The design and the bundle's Verilog where the design can see them; the tests (and the data
-    files they name) in a folder with a secret name, read-only once written (see _lock)."""
+    files they name) in a folder with a secret name, read-only while the design runs (see _lock)."""
     opts = RtlOptions.of_task(task)
-    layout = _Layout(design=opts.design_file, tests=f"tests_{secrets.token_hex(12)}")
-    hidden = _test_data(task)
-    files = {opts.design_file: candidate, TIMESCALE_FILE: f"+timescale+{opts.timescale}\n"}
-    for name, text in task.files.items():
-        if name.endswith(".py") or name in hidden:
-            files[f"{layout.tests}/{name}"] = text
-            continue
-        files[name] = text
-        if name.endswith((".v", ".sv")) and name != opts.design_file:
-            layout.sources.append(name)
-    dirs = {str(PurePosixPath(name).parent) for name in files if name.endswith(rtl_sim.SOURCE_SUFFIXES)}
-    layout.include_dirs = sorted(dirs - {layout.tests})
-    sandbox.write_files(work, files)
+    layout = _Layout(design=opts.design_file, tests=f"tests_{secrets.token_hex(12)}", hidden=_test_data(task))
+    layout.sources = [name for name in task.files if name.endswith((".v", ".sv")) and name != opts.design_file]
+    shown = [opts.design_file, *(name for name in task.files if name not in layout.hidden)]
+    layout.include_dirs = sorted({str(PurePosixPath(name).parent) for name in shown if name.endswith(rtl_sim.SOURCE_SUFFIXES)})
+    sandbox.write_files(work, {f"{layout.tests}/{name}": task.files[name] for name in sorted(layout.hidden)})
+    _write_sources(task, candidate, work, layout)
     return layout
 
 
+def _write_sources(task: Task, candidate: str, work: Path, layout: _Layout) -> None:
+    """What the compiler reads, (re)written before each compile: a design's run cannot leave a changed
+    helper source or command file to the next parameter set's build."""
+    opts = RtlOptions.of_task(task)
+    shown = {name: text for name, text in task.files.items() if name not in layout.hidden}
+    sandbox.write_files(work, {**shown, opts.design_file: candidate, TIMESCALE_FILE: f"+timescale+{opts.timescale}\n"})
+
+
 def _test_data(task: Task) -> set[str]:
-    """Bundle data files the tests name in a string literal: only the tests may open them."""
+    """The tests' files: the Python modules, and the bundle's data files they name in a string literal
+    (only the tests may open those)."""
     texts = [text for name, text in task.files.items() if name.endswith(".py")]
     literals = {m.group(2) for text in texts for m in _STRING.finditer(text)}
     data = [name for name in task.files if not name.endswith((".py", *rtl_sim.SOURCE_SUFFIXES))]
-    return {name for name in data if name in literals or PurePosixPath(name).name in literals}
+    named = {name for name in data if name in literals or PurePosixPath(name).name in literals}
+    return {name for name in task.files if name.endswith(".py")} | named
 
 
 def _compile(task: Task, work: Path, layout: _Layout, values: dict[str, ParameterValue], keep: str | None) -> Outcome | None:
