@@ -20,7 +20,7 @@ from ecot.core.outcome import PASS, Outcome
 from ecot.domains import find_domain
 from resident_checker import checks_served, ecot, log_of, running_checker
 
-from ..common import describe, skip_unless_isolated
+from ..common import FIXTURE_SUITES, bundled_task, describe, skip_unless_isolated
 from .framework import Attack, Case, cases_of
 from .python import TASK as PY_TASK
 from .python import oracle
@@ -51,10 +51,13 @@ def resident(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
 
 
 def judged(env: dict[str, str], task_id: str, candidate: str, folder: Path) -> Outcome:
-    """`ecot check TASK FILE --json` in a fresh process, answered by the resident checker."""
-    path = folder / f"candidate{find_domain(task_id.split('/')[0]).suffix}"
+    """`ecot check TASK FILE --json` in a fresh process, answered by the resident checker (a task of a
+    fixture suite is named by its folder)."""
+    path = folder / f"candidate{find_domain(bundled_task(task_id).domain).suffix}"
     path.write_text(candidate, encoding="utf-8")
-    done = ecot(["check", task_id, str(path), "--json"], env, timeout=300)
+    prefix, name = task_id.split("/", 1)
+    task = str(FIXTURE_SUITES[prefix] / name) if prefix in FIXTURE_SUITES else task_id
+    done = ecot(["check", task, str(path), "--json"], env, timeout=300)
     assert done.returncode in (0, 1), f"ecot check failed: {done.stderr[-2000:]}"
     return Outcome.from_dict(json.loads(done.stdout))
 
