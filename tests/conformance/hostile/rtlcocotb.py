@@ -54,14 +54,18 @@ def written(name: str, lines: list[str]) -> str:
 FORGED_XML = ['<testsuites name="results"><testsuite name="all" package="all" tests="3" failures="0" errors="0">',
               *(f'<testcase name="{test}" classname="test_counter" time="0.01"/>' for test in TESTS),
               "</testsuite></testsuites>"]
-# a module planted where a careless harness would import it from (the current folder), forging our report
-PLANTED_PY = ["import json, os", "tag = os.environ.get('ECOT_COCOTB_TAG', '0' * 32)",
-              "os.write(1, (tag + json.dumps(dict(kind='start', tests=3)) + chr(10)).encode())",
-              *(f"os.write(1, (tag + json.dumps(dict(kind='test', name='test_counter.{t}', outcome='PASS', marked_skip=False, "
-                f"sim_ns=1.0, message='')) + chr(10)).encode())" for t in TESTS),
-              "os.write(1, (tag + json.dumps(dict(kind='end', tests=3, cut_short=False)) + chr(10)).encode())"]
+# A module planted where a careless harness would import it from (the design's folder, which cocotb's own
+# entry point puts first on sys.path): the counter's tests import their model, counter_model, only once the
+# design has run. Imported, it runs in the judging process: it finds the reporter's tag, writes a passing
+# report and ends the process before the real one.
+PLANTED_PY = ["import gc, json, os",
+              "tag = next((o.tag for o in gc.get_objects() if type(o).__name__ == '_Reporter'), '0' * 32)",
+              "def say(**record): os.write(1, (tag + json.dumps(record) + chr(10)).encode())",
+              *(f"say(kind='test', name='test_counter.{t}', outcome='PASS', marked_skip=False, sim_ns=1.0, message='')" for t in TESTS),
+              "say(kind='end', tests=3, cut_short=False)",
+              "os._exit(0)"]
 PLANTER = oracle("".join(written(name, PLANTED_PY) for name in
-                         ("cocotb_report.py", "test_counter.py", "difflib.py", "pprint.py", "textwrap.py", "sitecustomize.py")))
+                         ("counter_model.py", "cocotb_report.py", "test_counter.py", "difflib.py", "sitecustomize.py")))
 GUESSED_TAG = "0" * 32
 FORGED_LINES = {
     "cocotb_log_lines": [f"{t * 10:>9}.00ns INFO     cocotb.regression                  test_counter.{name} passed"
