@@ -263,8 +263,8 @@ VERILOG_CASES: DomainCases = {
                               options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER)),
     Attack.OUTPUT_FLOOD: Case("display_flood", TASK, design(FLOOD + CORRECT_MUX), label_in(RESOURCE_LIMIT), host=within(5.0)),
     Attack.NETWORK: NotApplicable(
-        "Verilog has no socket API; vvp is run without -m, so no VPI module loads, it has no $system, and "
-        "$fopen cannot connect a socket (the sandbox has no network either)"),
+        "Verilog has no socket API; vvp loads no VPI module but cocotb's for cocotb tasks (which adds no system "
+        "task), it has no $system, and $fopen cannot connect a socket (the sandbox has no network either)"),
     Attack.READ_SECRETS: [
         Case("secret_files", TASK, oracle(
             "".join(opened(p, "r") for p in ("/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa", str(Path.home() / ".bash_history")))
