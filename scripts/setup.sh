@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(iverilog yosys verilator bubblewrap libgl1 libx11-6 gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc binutils libc6-dev valgrind python3 chromium chromium-driver)
+APT_PACKAGES=(iverilog yosys verilator bubblewrap libgl1 libx11-6 gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc binutils libc6-dev valgrind python3 libpython3.11 chromium chromium-driver)
 VENV=${ECOT_VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 TORCH_VERSION=2.13.0

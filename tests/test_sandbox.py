@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -170,11 +172,34 @@ def test_a_server_started_by_a_short_lived_thread_outlives_it() -> None:
     limits = Limits(wall_s=7.25)  # limits no other test uses: a server of its own
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(_echo, limits).result()
-    [started] = [s for (pid, lim, proc), s in server._servers.items() if pid == os.getpid() and lim == limits and not proc]
+    [started] = [s for (pid, lim, proc, ro), s in server._servers.items() if pid == os.getpid() and lim == limits and not proc and not ro]
     time.sleep(0.5)  # a server killed with its thread would be gone by now
     assert started.alive()
     _echo(limits)
     assert server.server_for(limits) is started, "the server was restarted after its thread ended"
+
+
+def test_read_only_folders_are_shown_in_a_server_of_their_own() -> None:
+    """ro_paths: a host folder appears read-only at its own path, in a long-lived server like any other
+    job's (its work dir still private and size-limited); jobs without it do not see the folder."""
+    if not sandbox.bwrap_available():
+        pytest.skip("the long-lived servers need the missing (or disabled) tool 'bwrap'")
+    from ecot.sandbox import server
+
+    shared = Path(tempfile.mkdtemp(prefix="ecot-shown-"))  # the sandbox's user must reach it: not under pytest's 0700 tmp
+    try:
+        shared.chmod(0o755)
+        (shared / "lib.txt").write_text("library\n")
+        (shared / "lib.txt").chmod(0o644)
+        script = f"cat {shared}/lib.txt; touch {shared}/planted 2>/dev/null && echo WROTE; touch mine && echo OWN"
+        result, _ = run_sh(script, ro_paths=[str(shared)])
+        assert result.stdout.split() == ["library", "OWN"], result.output
+        assert not (shared / "planted").exists()
+        assert any(key[3] == (str(shared),) for key in server._servers), "the job did not run in a served sandbox"
+        result, _ = run_sh(f"cat {shared}/lib.txt")
+        assert "library" not in result.stdout
+    finally:
+        shutil.rmtree(shared)
 
 
 def _echo(limits: Limits) -> None:

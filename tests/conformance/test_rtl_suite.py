@@ -13,7 +13,8 @@ from .common import bundled_tasks
 
 CATEGORIES = ("combinational", "arithmetic", "counters", "fsm", "memory", "datapath")
 MIN_TASKS, MIN_PER_CATEGORY = 42, 6
-RTL_TASKS = [pytest.param(task, id=task.id) for task in bundled_tasks("rtl")]
+# the conventions of a Verilog testbench; the cocotb tasks are checked in test_rtl_cocotb.py
+RTL_TASKS = [pytest.param(task, id=task.id) for task in bundled_tasks("rtl") if task.option("testbench_kind") != "cocotb"]
 
 
 def test_suite_is_large_and_balanced() -> None:

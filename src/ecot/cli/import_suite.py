@@ -1,8 +1,8 @@
 """Convert a public benchmark layout into an ecot task suite.
 
 Formats: `rtllm` (RTLLM v2 checkout: design folders with design_description.txt, testbench.v,
-verified_<name>.v) and `verilog-eval` (VerilogEval v2 spec-to-rtl: ProbNNN_name_prompt.txt,
-_ref.sv, _test.sv). OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl,
+verified_<name>.v), `verilog-eval` (VerilogEval v2 spec-to-rtl: ProbNNN_name_prompt.txt,
+_ref.sv, _test.sv) and `cvdp` (CVDP non-agentic code generation JSONL, cocotb tests). OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl,
 one JSONL file. An existing non-empty OUT is only replaced with --force, and only when it holds
 nothing but a previous suite. Example:
 
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, kernelbench, python-jsonl, or a plug-in's name")
-    parser.add_argument("source", metavar="SOURCE", type=Path, help="the benchmark's folder")
+    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, cvdp, kernelbench, python-jsonl, or a plug-in's name")
+    parser.add_argument("source", metavar="SOURCE", type=Path, help="the benchmark's folder (cvdp: a JSONL file or a folder of them)")
     parser.add_argument("out", metavar="OUT", type=Path, help="suite folder to create (a JSONL file with --jsonl)")
     parser.add_argument("--jsonl", action="store_true", help="write one JSONL file instead of a suite folder")
     parser.add_argument("--force", action="store_true", help="replace an existing OUT that holds a previous suite")

@@ -1,4 +1,4 @@
-"""Importers: turn public benchmark layouts (RTLLM, VerilogEval, KernelBench, Python JSONL) into ecot tasks.
+"""Importers: turn public benchmark layouts (RTLLM, VerilogEval, CVDP, KernelBench, Python JSONL) into ecot tasks.
 
 Each importer is `(root: Path) -> list[Task]`, registered here by format name; third-party
 formats register through the `ecot.importers` entry-point group. Importers never drop an input
@@ -26,8 +26,11 @@ IMPORTERS: Registry[Importer] = Registry(
         "verilog-eval": "ecot.importers.verilog_eval:import_verilog_eval",
         "kernelbench": "ecot.importers.kernelbench:import_kernelbench",
         "python-jsonl": "ecot.importers.python_jsonl:import_python_jsonl",
+        "cvdp": "ecot.importers.cvdp:import_cvdp",
     },
 )
+# Formats whose source may also be one file (a JSONL dataset) rather than a folder.
+FILE_FORMATS = frozenset({"cvdp"})
 
 # Tags an importer puts on tasks it could only import partially.
 TAG_NO_REFERENCE = "no-reference"
@@ -41,7 +44,7 @@ def import_tasks(fmt: str, source: Path) -> list[Task]:
     source = Path(source)
     if not source.exists():
         raise TaskFormatError(str(source), "no such folder (give the benchmark's checkout or dataset folder)")
-    if not source.is_dir():
+    if not source.is_dir() and fmt not in FILE_FORMATS:
         raise TaskFormatError(str(source), f"the {fmt} importer needs a folder, not a file")
     tasks = importer(source)
     if not tasks:

@@ -7,9 +7,10 @@ run under a throw-away unprivileged uid, so the process limit binds and root's f
 Without bubblewrap the runner warns once and keeps the limits only.
 
 Speed: starting a bubblewrap sandbox costs a few milliseconds, as much as a small simulation. Jobs
-that need no /proc therefore run in one long-lived sandbox per process, whose supervisor (PID 1 in
-there) ends every leftover process and empties /tmp after each job. Jobs that need /proc or extra
-read-only paths get a fresh sandbox each.
+therefore run in one long-lived sandbox per process and kind (limits, /proc or not, extra read-only
+folders), whose supervisor (PID 1 in there) ends every leftover process and empties /tmp after each
+job. Only jobs outside the shared work root or with too little memory for a supervisor get a fresh
+sandbox each.
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ def run_steps(
 ) -> list[ExecResult]:
     """Run steps in order in one sandbox, stopping after the first that fails; one result per step run.
 
-    proc_fs=True mounts /proc (some toolchains need it) at the price of a fresh sandbox per call.
+    proc_fs=True mounts /proc (some toolchains need it); ro_paths shows those host folders read-only
+    at their own paths (e.g. a virtualenv a tool loads); each kind of sandbox is kept for later calls.
     """
     cwd = Path(cwd).resolve()
     isolated = bwrap_available()
@@ -188,9 +190,9 @@ def run_steps(
         warn_unisolated_once()
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
-    served = isolated and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
+    served = isolated and limits.memory_mb >= MIN_SERVER_MEMORY_MB
     if served and cwd.is_relative_to(shared_root()):
-        reply = server_for(limits, proc_fs).run(jobs)
+        reply = server_for(limits, proc_fs, tuple(ro_paths)).run(jobs)
     else:
         reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
     if "error" in reply:

@@ -43,12 +43,14 @@ class SandboxServer:
     The supervisor itself runs under one set of limits as hard rlimits, so every job it spawns
     inherits them from the first instruction on, at no per-job cost; a process keeps one server per
     set of limits (and /proc or not) in use. Inside, each request gets a private, size-limited work
-    dir (see _jobfs); jobs see /proc only in a server started with proc_fs.
+    dir (see _jobfs); jobs see /proc only in a server started with proc_fs, and the host folders of
+    ro_paths (read-only, at their own paths) only in a server started with them.
     """
 
-    def __init__(self, limits: Limits, proc_fs: bool = False) -> None:
+    def __init__(self, limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> None:
         self.limits = limits
         self.proc_fs = proc_fs
+        self.ro_paths = ro_paths
         self.owner = os.getpid()
         self.root = shared_root()
         self.uid = sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
@@ -62,6 +64,9 @@ class SandboxServer:
         boot = f"import sys; sys.path.insert(0, {src!r}); from ecot.sandboxed.supervisor import serve; {serve}"
         # /proc is mounted for the supervisor to enter its own namespaces; it hides it from jobs unless proc_fs
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts(), *extra]
+        for path in self.ro_paths:  # after the private /tmp, which they may live under
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
         args += [*source_mounts(), "--proc", "/proc", "--bind", str(self.root), INNER_ROOT, *READ_ONLY_REST]
         args += ["--chdir", INNER_ROOT, "--clearenv"]
         args += ["--setenv", "PATH", BASE_PATH, python, "-I", "-S", "-c", boot]
@@ -121,7 +126,7 @@ class SandboxServer:
 MAX_SERVERS = 6  # per process: one per set of limits in use, least recently used retired first
 MIN_SERVER_MEMORY_MB = 64  # below this the supervisor could not live under the job's memory limit
 STARTUP_S = 60.0
-_servers: dict[tuple[int, Limits, bool], SandboxServer] = {}
+_servers: dict[tuple[int, Limits, bool, tuple[str, ...]], SandboxServer] = {}
 _servers_lock = threading.Lock()
 _warned_shared = threading.Event()
 
@@ -133,9 +138,10 @@ def warn_shared_workdirs_once() -> None:
                     "folder without a size limit of their own (only the per-file limit applies)")
 
 
-def server_for(limits: Limits, proc_fs: bool = False) -> SandboxServer:
-    """This process's long-lived sandbox for these limits, (re)started on demand; forks get their own."""
-    key = (os.getpid(), limits, proc_fs)
+def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> SandboxServer:
+    """This process's long-lived sandbox for these limits (and /proc, and read-only host folders),
+    (re)started on demand; forks get their own."""
+    key = (os.getpid(), limits, proc_fs, ro_paths)
     with _servers_lock:
         server = _servers.pop(key, None)
         if server is None or not server.alive():
@@ -144,7 +150,7 @@ def server_for(limits: Limits, proc_fs: bool = False) -> SandboxServer:
             mine = [k for k in _servers if k[0] == os.getpid()]
             if len(mine) >= MAX_SERVERS:
                 _servers.pop(mine[0]).close()
-            server = SandboxServer(limits, proc_fs)
+            server = SandboxServer(limits, proc_fs, ro_paths)
         _servers[key] = server  # re-inserted last: dict order is the LRU order
         return server
 

@@ -84,7 +84,7 @@ class WarmPython:
     # -- lifecycle -----------------------------------------------------------------------------------
     def _command(self) -> list[str]:
         src = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
-        python, mounts, site_dirs = self._interpreter()
+        python, mounts, site_dirs = sandbox_python(self.uid)
         boot = (
             f"import sys, site; sys.path.insert(0, {src!r}); [site.addsitedir(d) for d in {site_dirs!r}]; "
             f"from ecot.sandboxed.zygote import main; main({list(self.preload)!r}, {self.uid is not None}, "
@@ -107,19 +107,6 @@ class WarmPython:
     def _environment(self, home: str) -> dict[str, str]:
         """The interpreter's environment: nothing of ours (no secrets), a writable home and cache."""
         return {"PATH": BASE_PATH, "HOME": home, "XDG_CACHE_HOME": home, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
-
-    def _interpreter(self) -> tuple[str, list[str], list[str]]:
-        """(python, folders to mount read-only, site folders to add). Ours, if the sandbox's uid can
-        reach it; else (ours lives in a closed home, e.g. /root) the system Python of the same version
-        reading our virtualenv's site-packages, which it can reach."""
-        prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
-        if self.uid is None or all(_reachable(p) for p in prefixes):
-            return sys.executable, prefixes, []
-        system = "/usr/bin/python3"
-        sites = sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
-        if os.path.exists(system) and _version(system) == tuple(sys.version_info[:2]) and all(map(_reachable, sites)):
-            return system, sites, sites
-        raise SandboxError(f"no Python the sandbox user can reach: {prefixes[-1]} is in a closed folder")
 
     def _start(self) -> subprocess.Popen[bytes]:
         uid = self.uid
@@ -233,6 +220,21 @@ class WarmPython:
                 self._stop()
                 return {"error": "the warm Python died or hung; it will be restarted"}
             return reply
+
+
+def sandbox_python(uid: int | None) -> tuple[str, list[str], list[str]]:
+    """A Python for sandboxed jobs that use our packages: (python, folders to mount read-only, site
+    folders to add). Ours, if the sandbox's uid can reach it; else (ours lives in a closed home, e.g.
+    /root) the system Python of the same version reading our virtualenv's site-packages, which it can
+    reach."""
+    prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
+    if uid is None or all(_reachable(p) for p in prefixes):
+        return sys.executable, prefixes, []
+    system = "/usr/bin/python3"
+    sites = sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+    if os.path.exists(system) and _version(system) == tuple(sys.version_info[:2]) and all(map(_reachable, sites)):
+        return system, sites, sites
+    raise SandboxError(f"no Python the sandbox user can reach: {prefixes[-1]} is in a closed folder")
 
 
 def _reachable(path: str) -> bool:

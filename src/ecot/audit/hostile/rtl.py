@@ -5,7 +5,8 @@ attacks build their paths at run time ($sformat), past the backend's refusal of 
 so they meet the sandbox itself; and they run with synth = "off", because the structural checks
 refuse to read a design that calls $fopen at all (a separate case below shows that refusal).
 Attacks on imported benchmarks (VerilogEval, RTLLM testbenches) live in test_rtl_benchmarks.py,
-since a case here runs on a bundled task.
+since a case here runs on a bundled task. The cases of tasks with a cocotb testbench (the bundled
+rtl/cocotb_* tasks) come from rtlcocotb.py and join each class's list at the end of this file.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ecot.domains.rtl.backend import (
 from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, processes_matching, unique_marker
-from .framework import Attack, Case, DomainCases, NotApplicable, label_in, not_pass
+from . import rtlcocotb
+from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, label_in, not_pass
 
 TASK = "rtl/mux4_bus"
 SIM_ONLY = {"synth": "off"}
@@ -208,7 +210,7 @@ SPIN = "    reg spin;\n    initial forever spin = ~spin;\n"
 SPAWNER = "    integer n = 0;\n    initial forever fork begin n = n + 1; end join_none\n"
 SPIN_MARKER = unique_marker()
 
-CASES: DomainCases = {
+VERILOG_CASES: DomainCases = {
     Attack.TAKEOVER: [
         Case("proc_mem", TASK, oracle("".join(opened(f"/proc/{p}/mem", "r+") for p in ("1", "2", "self"))), options=SIM_ONLY),
         Case("system_kill", TASK, design('    initial $system("kill -9 -1");\n' + CORRECT_MUX), label_in(ELABORATION_ERROR)),
@@ -261,8 +263,8 @@ CASES: DomainCases = {
                               options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER)),
     Attack.OUTPUT_FLOOD: Case("display_flood", TASK, design(FLOOD + CORRECT_MUX), label_in(RESOURCE_LIMIT), host=within(5.0)),
     Attack.NETWORK: NotApplicable(
-        "Verilog has no socket API; vvp is run without -m, so no VPI module loads, it has no $system, and "
-        "$fopen cannot connect a socket (the sandbox has no network either)"),
+        "Verilog has no socket API; vvp loads no VPI module but cocotb's for cocotb tasks (which adds no system "
+        "task), it has no $system, and $fopen cannot connect a socket (the sandbox has no network either)"),
     Attack.READ_SECRETS: [
         Case("secret_files", TASK, oracle(
             "".join(opened(p, "r") for p in ("/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa", str(Path.home() / ".bash_history")))
@@ -280,6 +282,12 @@ CASES: DomainCases = {
     ],
     Attack.FORGED_PRINT: [Case(name, TASK, design(f"    initial begin {text} end\n" + WRONG_MUX), label_in(SIMULATION_MISMATCH))
                           for name, text in FORGED_PRINTS.items()],
+}
+
+# -- tasks with a cocotb testbench (hostile/rtlcocotb.py): the same classes, against Python tests in vvp --------
+CASES: DomainCases = {
+    attack: entry if attack not in rtlcocotb.CASES else [*cases_of(entry), *rtlcocotb.CASES[attack]]
+    for attack, entry in VERILOG_CASES.items()
 }
 
 CONTROL = Case("work_dir_write", TASK, oracle(wrote("scratch.txt")), options=SIM_ONLY)

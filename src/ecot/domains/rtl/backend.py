@@ -23,6 +23,8 @@ Per-task options (task.toml [options]; the typed model is options.RtlOptions, ch
   gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
   lint           run Verilator lint after a passing simulation (default false)
   plusargs       extra vvp +args
+  testbench_kind "cocotb": the task's Python tests (cocotb 2.x) drive `top` instead of a Verilog testbench
+                 (cocotb_sim); test_modules, parameters, timescale and seed configure that run
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from ecot import sandbox
 from ecot.core.outcome import TIMEOUT, Outcome
 from ecot.core.task import Task
 from ecot.domains.base import Backend
-from ecot.domains.rtl import checks, sim
+from ecot.domains.rtl import checks, cocotb_sim, sim
 from ecot.domains.rtl import expect as rtl_expect
 from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl.options import RtlOptions
@@ -65,11 +67,20 @@ class RtlBackend(Backend):
         directives = "`" in candidate
         with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, candidate, mode, directives) as ahead:
             wanted = directives and (mode != "off" or RtlOptions.of_task(task).lint)
-            run = sim.simulate(task, candidate, work, preprocess=wanted)
-            outcome = rtl_expect.check(task, run, candidate)
-            if outcome.passed:
-                outcome = checks.standalone(task, candidate, work, outcome)
-            return self._checks(task, run.preprocessed if directives else candidate, work, outcome, mode, ahead)
+            outcome, preprocessed = self._simulate(task, candidate, work, wanted)
+            return self._checks(task, preprocessed if directives else candidate, work, outcome, mode, ahead)
+
+    @staticmethod
+    def _simulate(task: Task, candidate: str, work: Path, preprocess: bool) -> tuple[Outcome, str | None]:
+        """The testbench's verdict, and the design as the simulator's preprocessor read it (when asked for)."""
+        if RtlOptions.of_task(task).testbench_kind == "cocotb":
+            tested = cocotb_sim.simulate(task, candidate, work, preprocess=preprocess)
+            return tested.outcome, tested.preprocessed
+        run = sim.simulate(task, candidate, work, preprocess=preprocess)
+        outcome = rtl_expect.check(task, run, candidate)
+        if outcome.passed:
+            outcome = checks.standalone(task, candidate, work, outcome)
+        return outcome, run.preprocessed
 
     @contextmanager
     def _yosys_ahead(self, task: Task, candidate: str, mode: str, directives: bool) -> Iterator[Future[sandbox.ExecResult] | None]:
