@@ -48,6 +48,7 @@ FATAL = ("timeout", "memory", "crash", "bad_report", "traced")
 CHILD_STATUSES = {
     "load": ("ok", "missing", "error", "memory", "exit"),
     "test": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),
+    "call": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),  # check mode: one call of the candidate
 }
 TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry")
 ERROR_FIELDS = ("type", "message", "line", "offset", "text", "function", "traceback")
@@ -185,6 +186,15 @@ class Child:
         except OSError:  # it has gone: the window will say how
             pass
 
+    def ask(self, frame: bytes) -> None:
+        """Check mode: hand the child one call (a length-prefixed frame) instead of a bare go-ahead."""
+        data = len(frame).to_bytes(4, "big") + frame
+        try:
+            while data:
+                data = data[os.write(self.go_fd, data) :]
+        except OSError:  # it has gone: the window will say how
+            pass
+
     def close(self) -> float:
         """Kill and reap the child (its process group, and itself should it have left the group); the
         CPU seconds it spent after its last report."""
@@ -267,16 +277,22 @@ def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
     return out
 
 
-def run(job: dict[str, Any], plan: Plan, emit: Emit) -> Child:
-    """One child for the run: in function mode the module's load first, then every test in turn."""
+def run(job: dict[str, Any], plan: Plan, emit: Emit, checks: Any = None) -> Child:
+    """One child for the run: in function and check mode the module's load first, then every test in
+    turn (check mode: the check code runs here and calls the candidate in the child, ecot_check.py)."""
     child = Child(job, plan.trace is not None)
     ready = True
-    if plan.mode == "function":
+    if plan.mode != "stdio":
         limit = max(plan.limits) if plan.limits else 2.0
         load = verdict("load", -1, child.window(limit, plan.wall(limit), plan.frame_cap), limit, child, plan)
         emit(load)
         ready = load["status"] == "ok"
     done = len(plan.tests) if ready else 0
+    if checks is not None:
+        done = checks.run(child, plan, emit, verdict) if ready else 0
+        child.close()
+        _skip(emit, done, len(plan.tests))
+        return child
     for index in range(done):
         limit = plan.limits[index]
         child.go()
@@ -331,6 +347,23 @@ def _tracer(trace: dict[str, Any] | None) -> Any:
     return Tracer(SOLUTION, int(trace.get("max_events", 400)), int(trace.get("max_repr", 80)))
 
 
+def _preamble(spec: dict[str, Any]) -> Any:
+    """Check mode: the task's own code run before the candidate's (HumanEval's prompt), compiled."""
+    name = spec.get("preamble")
+    if not name:
+        return None
+    with open(name, encoding="utf-8") as handle:
+        return compile(handle.read(), "prompt.py", "exec")
+
+
+def _checks(spec: dict[str, Any], preamble: Any) -> Any:
+    if spec["mode"] != "check":
+        return None
+    import ecot_check  # copied for check runs only; imported before any fork, like everything the child uses
+
+    return ecot_check.Checks(ecot_check.open_check(spec["check"]), preamble, str(spec["entry"]))
+
+
 def main(spec_path: str) -> int:
     with open(spec_path) as handle:
         spec = json.load(handle)
@@ -348,10 +381,11 @@ def main(spec_path: str) -> int:
         _emit({"kind": "compiled"})
         plan = Plan(spec)
         job = {"mode": plan.mode, "code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap,
-               "tracer": _tracer(plan.trace)}
+               "tracer": _tracer(plan.trace), "preamble": _preamble(spec)}
+        checks = _checks(spec, job["preamble"])
         ecot_child.prepare()
         gc.freeze()
-        trace = _trace_record(plan, run(job, plan, _emit))
+        trace = _trace_record(plan, run(job, plan, _emit, checks))
         if trace is not None:
             _emit(trace)
     _emit({"kind": "done"})
