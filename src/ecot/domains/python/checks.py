@@ -57,9 +57,10 @@ class CheckJudge(Judge):
         after = _after(record)
         if status == "assertion":
             message = f": {clip(record['message'], 120)}" if record.get("message") else ""
-            return Outcome(WRONG_ANSWER, f"{where}: assertion failed{_line(record)}{message}{after}", log, first)
+            return Outcome(WRONG_ANSWER, f"{where}: assertion failed{_line(record, self.cases[index].input)}{message}{after}", log, first)
         if status == "check_error":
-            said = f"{where}: the check raised {record.get('type')}: {clip(record.get('message'), 120)}{_line(record)}{after}"
+            said = (f"{where}: the check raised {record.get('type')}: {clip(record.get('message'), 120)}"
+                    f"{_line(record, self.cases[index].input)}{after}")
             return Outcome(WRONG_ANSWER, said, log, first)
         if status == "vacuous":
             return Outcome(WRONG_ANSWER, f"{where} ran no assertion: the check checked nothing{after}", log, first)
@@ -79,10 +80,12 @@ class CheckJudge(Judge):
         return super()._check(index, record, run, log)
 
 
-def _line(record: dict[str, Any]) -> str:
+def _line(record: dict[str, Any], test: str) -> str:
+    """Where in the check file it failed; the line's text unless it is the test's own."""
     if not record.get("line"):
         return ""
-    return f" at {CHECK_FILE}:{record['line']}" + (f" (`{clip(record['text'], 100)}`)" if record.get("text") else "")
+    text = str(record.get("text") or "")
+    return f" at {CHECK_FILE}:{record['line']}" + (f" (`{clip(text, 100)}`)" if text and text != test.strip() else "")
 
 
 def _solution_line(error: dict[str, Any]) -> str:

@@ -78,6 +78,7 @@ class Link:
 
     def begin(self, limit: float) -> None:
         self.limit, self.cpu, self.wall = limit, 0.0, 0.0
+        self.first_call = self.calls
         self.failure: dict[str, Any] | None = None  # why this test failed whatever the check says
         self.raised: BaseException | None = None  # the last candidate exception handed to the check
         self.error: dict[str, Any] | None = None
@@ -151,7 +152,7 @@ class Checks:
     def run(self, child: Any, plan: Any, emit: Callable[[dict[str, Any]], None], verdict: Callable[..., Any]) -> int:
         """Every test in order (after the module loaded); how many test records were written."""
         source = self._read()
-        tests = split_tests(instrumented(ast.parse(source, CHECK_FILE)))
+        tests = split_tests(ast.parse(source, CHECK_FILE))
         lines = source.splitlines()
         link = Link(child, plan, verdict)
         _isolate()
@@ -180,7 +181,7 @@ class Checks:
         return b"".join(chunks).decode("utf-8", "replace")
 
     def _execute(self, statements: list[ast.stmt], namespace: dict[str, Any], link: Link, lines: list[str]) -> dict[str, Any]:
-        code = compile(ast.fix_missing_locations(ast.Module(statements, [])), CHECK_FILE, "exec")
+        code = compile(instrumented(ast.Module(statements, [])), CHECK_FILE, "exec")
         try:
             exec(code, namespace)
         except Stopped:
@@ -193,7 +194,7 @@ class Checks:
         return {"status": "ok"}
 
     def _record(self, index: int, outcome: dict[str, Any], link: Link) -> dict[str, Any]:
-        record: dict[str, Any] = {"kind": "test", "i": index, "cpu": round(link.cpu, 6), "calls": link.calls,
+        record: dict[str, Any] = {"kind": "test", "i": index, "cpu": round(link.cpu, 6), "calls": link.calls - link.first_call,
                                   "assertions": self.assertions}
         if link.cpu > link.limit and (link.failure or {}).get("status") not in FATAL:
             link.failure = {"status": "timeout", "limit": "cpu"}  # threads working after the last reply
