@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.importers import PROBLEM_TAGS, Skipped, import_tasks
+    from ecot.importers import PROBLEM_TAGS, import_tasks
     from ecot.tasks.suite import write_jsonl
 
     if args.jsonl and args.out.is_dir():
