@@ -18,8 +18,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ecot.core.outcome import PASS, Outcome
 from ecot.core.task import Task
 from ecot.executors.local import LocalPool

@@ -121,6 +121,20 @@ def test_mbpp_style_asserts_are_one_test_each_and_a_failure_names_its_test() -> 
     assert outcome.diagnostic.startswith("test 2 of 3 (`assert scale([], 0) == []`): assertion failed at check.py:4"), outcome.diagnostic
 
 
+def test_the_check_sees_what_the_candidate_did_to_its_arguments() -> None:
+    """As in a harness sharing the candidate's process: in-place work is seen, and so is a changed input."""
+    in_place = ("grid = [[3, 1], {'k': [2, 1]}]\nassert sort_all(grid) is None\n"
+                "assert grid == [[1, 3], {'k': [1, 2]}]\n")
+    reference = "def sort_all(items):\n    items[0].sort()\n    items[1]['k'].sort()\n"
+    task = check_task(in_place, reference, entry="sort_all")
+    assert evaluate(task, reference).label == PASS
+    outcome = evaluate(task, "def sort_all(items):\n    items[0].sort()\n")
+    assert outcome.label == WRONG_ANSWER and "test 1 of 2" in outcome.diagnostic, describe(outcome)
+    untouched = "data = [2, 1]\nassert scale(data, 2) == [4, 2]\nassert data == [2, 1], 'the input changed'\n"
+    outcome = evaluate(check_task(untouched), "def scale(xs, k):\n    xs[:] = [x * k for x in xs]\n    return xs\n")
+    assert outcome.label == WRONG_ANSWER and "the input changed" in outcome.diagnostic, describe(outcome)
+
+
 def test_a_check_that_runs_no_assertion_checks_nothing() -> None:
     check = "def check(candidate):\n    for x in candidate([1], 1):\n        assert x == 1\n\ncheck(scale)\n"
     assert evaluate(check_task(check), SCALE).label == PASS

@@ -246,6 +246,15 @@ def _receive() -> dict[str, Any] | None:
     return frame
 
 
+def _arguments_after(args: Any, kwargs: Any, sent: str) -> str | None:
+    """The arguments as the candidate left them, if it changed them and they are still plain data."""
+    try:
+        after = ecot_values.dump([args, kwargs])
+    except ecot_values.Unencodable:
+        return None
+    return after if after != sent else None
+
+
 def check_call(target: Callable[..., Any], request: dict[str, Any], cap: int) -> dict[str, Any]:
     """One call the judge's check code made: the candidate's return value as plain data, or how it failed."""
     args, kwargs = ecot_values.load(request["args"])
@@ -253,6 +262,9 @@ def check_call(target: Callable[..., Any], request: dict[str, Any], cap: int) ->
         status, value = guarded(lambda: target(*args, **kwargs))
     printed, over = capture.read(cap)
     record = {**_result(int(request["i"]), status, value), "kind": "call"}
+    after = _arguments_after(args, kwargs, request["args"])
+    if after is not None:  # the check sees its arguments changed, as it would sharing the candidate's process
+        record["args_after"] = after
     if status == "ok":
         try:
             text = ecot_values.dump(value)

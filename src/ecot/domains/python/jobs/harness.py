@@ -50,7 +50,7 @@ CHILD_STATUSES = {
     "test": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),
     "call": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),  # check mode: one call of the candidate
 }
-TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry")
+TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry", "args_after")
 ERROR_FIELDS = ("type", "message", "line", "offset", "text", "function", "traceback")
 Emit = Callable[[dict[str, Any]], None]
 
@@ -272,7 +272,7 @@ def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
         out["error"] = {k: error[k] for k in ERROR_FIELDS if isinstance(error.get(k), (str, int))}
     if "printed" in out:
         out["printed"] = out["printed"][: ecot_child.PRINTED_CAP]
-    if len(out.get("value", "")) > cap or len(out.get("stdout", "")) > cap:
+    if len(out.get("value", "")) > cap or len(out.get("stdout", "")) > cap or len(out.get("args_after", "")) > cap:
         out = {"status": "output_limit", "size": cap}
     return out
 

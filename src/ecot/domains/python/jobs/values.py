@@ -13,6 +13,7 @@ one of these types travels as its base type (an IntEnum as its int, a namedtuple
 from __future__ import annotations
 
 import json
+from builtins import isinstance  # noqa: UP029 - bound here: in the child, the candidate may rebind the builtin
 from typing import Any
 
 MAX_DEPTH = 100
