@@ -22,7 +22,6 @@ from pathlib import Path
 from ecot.core.errors import TaskFormatError
 from ecot.core.registry import Registry
 from ecot.core.task import Task
-from ecot.tasks.suite import check_unique_ids
 
 Importer = Callable[[Path], list[Task]]
 
@@ -103,13 +102,16 @@ def import_tasks(fmt: str, source: Path, skips: list[Skipped] | None = None) -> 
     importer = IMPORTERS.get(fmt)
     source = Path(source)
     if not source.exists():
-        raise TaskFormatError(str(source), "no such file or folder (give the benchmark's checkout, dataset folder or file)")
+        what = "file or folder" if fmt in READS_FILES else "folder"
+        raise TaskFormatError(str(source), f"no such {what} (give the benchmark's checkout or dataset {what})")
     if not source.is_dir() and fmt not in READS_FILES:
         raise TaskFormatError(str(source), f"the {fmt} importer needs a folder, not a file")
     with _collecting(skips if skips is not None else []):
         tasks = importer(source)
     if not tasks:
         raise TaskFormatError(str(source), f"no {fmt} tasks found in {'this folder' if source.is_dir() else 'this file'}")
+    from ecot.tasks.suite import check_unique_ids  # pydantic: not for `ecot import --help`
+
     check_unique_ids(tasks, str(source))
     return tasks
 

@@ -25,15 +25,20 @@ from typing import Any
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import TAG_NO_REFERENCE
+from ecot.importers import TAG_NO_REFERENCE, skip_unread
 from ecot.tasks.suite import parse_task, read_jsonl
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
 def import_python_jsonl(root: Path) -> list[Task]:
+    """One JSONL file, or every *.jsonl below a folder (other files are named as skipped)."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+    if root.is_dir():
+        skip_unread(root, files, lambda path: "not a .jsonl file")
     tasks: list[Task] = []
-    for path in sorted(Path(root).rglob("*.jsonl")):
+    for path in files:
         tasks.extend(_import_file(path))
     return tasks
 

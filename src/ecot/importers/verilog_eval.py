@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import read_text, rename_module, strip_comments
+from ecot.importers import read_text, rename_module, skip_unread, strip_comments
 from ecot.tasks.suite import parse_task
 
 REF_MODULE = "RefModule"
@@ -35,8 +35,17 @@ _FILE = re.compile(r"^(?P<stem>Prob\d+_\w+?)_(?P<part>prompt\.txt|ref\.sv|test\.
 
 
 def import_verilog_eval(root: Path) -> list[Task]:
-    """All complete problem triples below `root`, sorted by task id."""
-    return [_import_problem(stem, parts) for stem, parts in sorted(problem_files(Path(root)).items())]
+    """All complete problem triples below `root`, sorted by task id; every other file is named as skipped."""
+    problems = problem_files(Path(root))
+    tasks = [_import_problem(stem, parts) for stem, parts in sorted(problems.items())]
+    skip_unread(Path(root), [path for parts in problems.values() for path in parts.values()], _why_unread)
+    return tasks
+
+
+def _why_unread(path: Path) -> str:
+    if path.name.endswith("_ifc.txt"):
+        return "a module interface description: spec-to-rtl prompts already state it"
+    return "not part of a ProbNNN_name prompt/ref/test triple"
 
 
 def problem_files(root: Path) -> dict[str, dict[str, Path]]:
