@@ -12,7 +12,9 @@ The task's own reference is the same source with RefModule renamed to TopModule.
 
 VerilogEval judges by simulation alone, and some of its problems ask for a latch, so the tasks
 switch ecot's structural (Yosys) checks off (synth = "off"): a design passes exactly when it passes
-the benchmark's own testbench, with every sample of the reference's run checked.
+the benchmark's own testbench, with every sample of the reference's run checked. As VerilogEval's
+analyzer does, a run whose testbench prints its watchdog's `TIMEOUT` fails (fail_pattern), and a
+problem gets 30 s (wall and CPU).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ REF_MODULE = "RefModule"
 TOP_MODULE = "TopModule"
 PARTS = {"prompt": "_prompt.txt", "ref": "_ref.sv", "test": "_test.sv"}
 PASS_PATTERN = r"Mismatches: 0 in \d+ samples"
+FAIL_PATTERN = r"^TIMEOUT$"  # the testbench's watchdog fired: VerilogEval's analyzer fails the run
+LIMIT_S = 30.0  # VerilogEval gives each problem 30 s
 COUNT_PATTERN = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
 
 _FILE = re.compile(r"^(?P<stem>Prob\d+_\w+?)_(?P<part>prompt\.txt|ref\.sv|test\.sv)$")
@@ -88,9 +92,11 @@ def _import_problem(stem: str, parts: dict[str, Path]) -> Task:
             "testbench": "test.sv",
             "hidden_modules": [REF_MODULE],
             "pass_pattern": PASS_PATTERN,
+            "fail_pattern": FAIL_PATTERN,
             "count_pattern": COUNT_PATTERN,
             "synth": "off",
         },
+        "limits": {"wall_s": LIMIT_S, "cpu_s": LIMIT_S},
         "tags": ["verilog-eval", "spec-to-rtl"],
     }
     return parse_task(record, str(parts["prompt"].parent / stem))
