@@ -28,6 +28,7 @@ import io
 import json
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -102,9 +103,14 @@ class Link:
             return self._stop({"status": "unsupported", "why": f"the check passes {err} to {name}, which is not plain data"})
         index = self.calls
         self.calls += 1
-        self.child.ask(json.dumps({"kind": "call", "i": index, "args": payload}).encode())
+        started = time.monotonic()
+        delivered = self.child.ask(json.dumps({"kind": "call", "i": index, "args": payload}).encode(), self._wall_left())
+        self.wall += time.monotonic() - started
+        if not delivered:
+            self.cpu += self.child.close()
+            return self._stop({"status": "timeout", "limit": "wall", "wall_limit": round(self.plan.wall(self.limit), 3)})
         left = max(self.limit - self.cpu, 0.0)
-        window = self.child.window(left, max(self.plan.wall(self.limit) - self.wall, 0.0), self.plan.frame_cap)
+        window = self.child.window(left, self._wall_left(), self.plan.frame_cap)
         self.cpu += window.cpu
         self.wall += window.wall
         record = self.verdict("call", index, window, left, self.child, self.plan)
@@ -129,6 +135,9 @@ class Link:
         if status == "timeout":
             record["wall_limit"] = round(self.plan.wall(self.limit), 3)
         return self._stop(record)
+
+    def _wall_left(self) -> float:
+        return max(self.plan.wall(self.limit) - self.wall, 0.0)
 
     def _stop(self, record: dict[str, Any]) -> Any:
         for key in ("kind", "i", "cpu"):  # the test's record keeps its own index and CPU total

@@ -186,14 +186,20 @@ class Child:
         except OSError:  # it has gone: the window will say how
             pass
 
-    def ask(self, frame: bytes) -> None:
-        """Check mode: hand the child one call (a length-prefixed frame) instead of a bare go-ahead."""
+    def ask(self, frame: bytes, wall_s: float) -> bool:
+        """Check mode: hand the child one call (a length-prefixed frame) instead of a bare go-ahead;
+        False when the child did not take it within wall_s (a child that stopped reading its pipe)."""
         data = len(frame).to_bytes(4, "big") + frame
+        deadline = time.monotonic() + wall_s
         try:
             while data:
-                data = data[os.write(self.go_fd, data) :]
+                _, ready, _ = select.select([], [self.go_fd], [], max(deadline - time.monotonic(), 0.0))
+                if not ready:
+                    return False
+                data = data[os.write(self.go_fd, data[: select.PIPE_BUF]) :]  # a writable pipe takes this much
         except OSError:  # it has gone: the window will say how
             pass
+        return True
 
     def close(self) -> float:
         """Kill and reap the child (its process group, and itself should it have left the group); the
