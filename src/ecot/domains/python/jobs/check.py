@@ -137,7 +137,8 @@ class Link:
         return self._stop(record)
 
     def _wall_left(self) -> float:
-        return max(self.plan.wall(self.limit) - self.wall, 0.0)
+        allowed: float = self.plan.wall(self.limit)
+        return max(allowed - self.wall, 0.0)
 
     def _stop(self, record: dict[str, Any]) -> Any:
         for key in ("kind", "i", "cpu"):  # the test's record keeps its own index and CPU total
