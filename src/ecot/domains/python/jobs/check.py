@@ -188,6 +188,15 @@ class Checks:
         self.fd, self.preamble, self.entry = fd, preamble, entry
         self.assertions = 0
 
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> Checks:
+        """In the judge, before the fork: the preamble compiled (the child runs it too), the check opened."""
+        preamble = None
+        if spec.get("preamble"):
+            with open(spec["preamble"], encoding="utf-8") as handle:
+                preamble = compile(handle.read(), PREAMBLE_FILE, "exec")
+        return cls(open_check(spec["check"]), preamble, str(spec["entry"]))
+
     def _reached(self) -> None:
         self.assertions += 1
 

@@ -187,8 +187,7 @@ class Child:
             pass
 
     def ask(self, frame: bytes, wall_s: float) -> bool:
-        """Check mode: hand the child one call (a length-prefixed frame) instead of a bare go-ahead;
-        False when the child did not take it within wall_s (a child that stopped reading its pipe)."""
+        """Check mode: hand the child one call (a length-prefixed frame); False if not taken within wall_s."""
         data = len(frame).to_bytes(4, "big") + frame
         deadline = time.monotonic() + wall_s
         try:
@@ -353,21 +352,12 @@ def _tracer(trace: dict[str, Any] | None) -> Any:
     return Tracer(SOLUTION, int(trace.get("max_events", 400)), int(trace.get("max_repr", 80)))
 
 
-def _preamble(spec: dict[str, Any]) -> Any:
-    """Check mode: the task's own code run before the candidate's (HumanEval's prompt), compiled."""
-    name = spec.get("preamble")
-    if not name:
-        return None
-    with open(name, encoding="utf-8") as handle:
-        return compile(handle.read(), "prompt.py", "exec")
-
-
-def _checks(spec: dict[str, Any], preamble: Any) -> Any:
+def _checks(spec: dict[str, Any]) -> Any:
     if spec["mode"] != "check":
         return None
     import ecot_check  # copied for check runs only; imported before any fork, like everything the child uses
 
-    return ecot_check.Checks(ecot_check.open_check(spec["check"]), preamble, str(spec["entry"]))
+    return ecot_check.Checks.from_spec(spec)
 
 
 def main(spec_path: str) -> int:
@@ -386,9 +376,9 @@ def main(spec_path: str) -> int:
     if code is not None:
         _emit({"kind": "compiled"})
         plan = Plan(spec)
+        checks = _checks(spec)
         job = {"mode": plan.mode, "code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap,
-               "tracer": _tracer(plan.trace), "preamble": _preamble(spec)}
-        checks = _checks(spec, job["preamble"])
+               "tracer": _tracer(plan.trace), "preamble": checks.preamble if checks is not None else None}
         ecot_child.prepare()
         gc.freeze()
         trace = _trace_record(plan, run(job, plan, _emit, checks))
