@@ -116,6 +116,14 @@ def test_bad_rows_name_the_row_and_the_field(tmp_path: Path, change: dict[str, A
         import_tasks("mbpp", path)
 
 
+def test_python_jsonl_points_benchmark_rows_to_their_importer(tmp_path: Path) -> None:
+    row = {"task_id": "X/1", "prompt": "def f():\n    pass\n", "entry_point": "f", "test": "def check(c):\n    assert c()\n"}
+    with pytest.raises(TaskFormatError, match="import it with `ecot import humaneval`"):
+        import_tasks("python-jsonl", write_rows(tmp_path / "he.jsonl", [row]))
+    with pytest.raises(TaskFormatError, match="import it with `ecot import mbpp`"):
+        import_tasks("python-jsonl", write_rows(tmp_path / "mbpp.jsonl", [ROWS[0]]))
+
+
 def test_humaneval_rows_without_a_check_are_refused(tmp_path: Path) -> None:
     row = {"task_id": "X/1", "prompt": "def f():\n    pass\n", "entry_point": "f", "test": "METADATA = {}\n"}
     with pytest.raises(TaskFormatError, match="neither defines check"):

@@ -108,6 +108,10 @@ def _tests(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
                 raise TaskFormatError(where, f"field '{field}': expected a list of tests")
             found.extend(value)
     if not found:
+        if isinstance(item.get("test"), str) or isinstance(item.get("test_list"), list):
+            fmt = "humaneval" if isinstance(item.get("test"), str) else "mbpp"
+            raise TaskFormatError(where, f"no {{input, output}} tests: this row holds its benchmark's own test code; "
+                                         f"import it with `ecot import {fmt}`")
         raise TaskFormatError(where, "no tests (give `tests` as a list of {input, output})")
     for index, test in enumerate(found):
         if not isinstance(test, dict) or "input" not in test:
