@@ -57,6 +57,7 @@ def _first(item: dict[str, Any], *names: str) -> Any:
 
 
 def _task(item: dict[str, Any], prefix: str, where: str) -> Task:
+    _refuse_benchmark_code(item, where)
     raw_id = _first(item, "task_id", "id", "question_id", "name")
     if raw_id is None:
         raise TaskFormatError(where, "missing task_id (or id / question_id)")
@@ -90,6 +91,16 @@ def _task(item: dict[str, Any], prefix: str, where: str) -> Task:
     return parse_task(record, where)
 
 
+def _refuse_benchmark_code(item: dict[str, Any], where: str) -> None:
+    """A HumanEval or MBPP row holds its benchmark's own test code, which check mode runs as it is."""
+    if any(item.get(field) for field in ("tests", "public_test_cases", "private_test_cases")):
+        return
+    for field, fmt in (("test", "humaneval"), ("test_list", "mbpp")):
+        if item.get(field):
+            raise TaskFormatError(where, f"no {{input, output}} tests: field '{field}' holds the benchmark's own test code; "
+                                         f"import it with `ecot import {fmt}`")
+
+
 def _loads(text: str, where: str, field: str) -> Any:
     try:
         return json.loads(text)
@@ -108,10 +119,6 @@ def _tests(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
                 raise TaskFormatError(where, f"field '{field}': expected a list of tests")
             found.extend(value)
     if not found:
-        if isinstance(item.get("test"), str) or isinstance(item.get("test_list"), list):
-            fmt = "humaneval" if isinstance(item.get("test"), str) else "mbpp"
-            raise TaskFormatError(where, f"no {{input, output}} tests: this row holds its benchmark's own test code; "
-                                         f"import it with `ecot import {fmt}`")
         raise TaskFormatError(where, "no tests (give `tests` as a list of {input, output})")
     for index, test in enumerate(found):
         if not isinstance(test, dict) or "input" not in test:
