@@ -1,10 +1,9 @@
 """Convert a public benchmark layout into an ecot task suite.
 
-Formats: `rtllm` (RTLLM v2 checkout: design folders with design_description.txt, testbench.v,
-verified_<name>.v), `verilog-eval` (VerilogEval v2 spec-to-rtl: ProbNNN_name_prompt.txt,
-_ref.sv, _test.sv) and `cvdp` (CVDP non-agentic code generation JSONL, cocotb tests). OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl,
-one JSONL file. An existing non-empty OUT is only replaced with --force, and only when it holds
-nothing but a previous suite. Example:
+FORMAT is an importer's name (`ecot import --help` lists each with one line; docs/importers.md).
+OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl, one JSONL file. An
+existing non-empty OUT is only replaced with --force, and only when it holds nothing but a previous
+suite. Files and rows an importer leaves out are named with the reason. Example:
 
     ecot import rtllm ../shared/data/rtllm suites/rtllm
 """
@@ -20,12 +19,21 @@ from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
     from ecot.core.task import Task
+    from ecot.importers import Skipped
+
+
+SHOWN_SKIPS = 10  # names printed per reason; the rest are counted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ecot.importers import IMPORTERS, describe
+
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("format", metavar="FORMAT", help="source layout: rtllm, verilog-eval, cvdp, kernelbench, python-jsonl, or a plug-in's name")
-    parser.add_argument("source", metavar="SOURCE", type=Path, help="the benchmark's folder (cvdp: a JSONL file or a folder of them)")
+    width = max(len(name) for name in IMPORTERS.names())
+    parser.epilog = "formats:\n" + "\n".join(f"  {name:<{width}}  {describe(name)}" for name in IMPORTERS.names())
+    parser.add_argument("format", metavar="FORMAT", help="source layout: one of the formats below, or a plug-in's name")
+    parser.add_argument("source", metavar="SOURCE", type=Path,
+                        help="the benchmark's folder (or one JSONL file for python-jsonl, humaneval, mbpp and cvdp)")
     parser.add_argument("out", metavar="OUT", type=Path, help="suite folder to create (a JSONL file with --jsonl)")
     parser.add_argument("--jsonl", action="store_true", help="write one JSONL file instead of a suite folder")
     parser.add_argument("--force", action="store_true", help="replace an existing OUT that holds a previous suite")
@@ -40,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
-    tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
+    skips: list[Skipped] = []
+    tasks = import_tasks(args.format, args.source, skips)  # import everything before touching OUT
     if args.strict_checks:
         tasks = [_strict(task) for task in tasks]
     _clear_target(args.out, args.force)
@@ -54,7 +63,18 @@ def run(args: argparse.Namespace) -> int:
         flagged = [task.id for task in tasks if tag in task.tags]
         if flagged:
             print(f"  {len(flagged)} tagged {tag!r}: {', '.join(flagged)}")
+    _print_skips(skips)
     return 0
+
+
+def _print_skips(skips: list[Skipped]) -> None:
+    """What the importer left out, grouped by reason."""
+    by_reason: dict[str, list[str]] = {}
+    for skip in skips:
+        by_reason.setdefault(skip.reason, []).append(skip.where)
+    for reason, names in by_reason.items():
+        more = f", and {len(names) - SHOWN_SKIPS} more" if len(names) > SHOWN_SKIPS else ""
+        print(f"  skipped {len(names)} ({reason}): {', '.join(names[:SHOWN_SKIPS])}{more}")
 
 
 def _strict(task: Task) -> Task:

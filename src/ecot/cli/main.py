@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("ecot.cli.synth", "the main job: synthesize verified multi-turn trajectories and export the ECoT corpus"),
     "check": ("ecot.cli.check", "run one candidate file against one task and print the outcome"),
     "eval": ("ecot.cli.evaluate", "evaluate reference solutions (or candidates) of a suite; print the outcome table"),
-    "import": ("ecot.cli.import_suite", "convert a public benchmark layout (RTLLM, VerilogEval, KernelBench, Python JSONL) into an ecot suite"),
+    "import": ("ecot.cli.import_suite", "convert a public benchmark layout (RTLLM, VerilogEval, KernelBench, HumanEval, MBPP, Python JSONL) into an ecot suite"),
     "serve": ("ecot.cli.serve", "serve the embedded model or a replay file over an OpenAI-compatible HTTP API"),
     "export": ("ecot.cli.export", "training-ready corpus: ECoT SFT samples, preference pairs or execution traces, split, deduplicated, with a dataset card"),
     "stats": ("ecot.cli.stats", "per-domain depth statistics of a store: thinking length, turns to pass, labels per round"),

@@ -31,7 +31,7 @@ from typing import Any
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import TAG_NO_REFERENCE
+from ecot.importers import TAG_NO_REFERENCE, skipped
 from ecot.importers.cvdp_runner import RunnerProblem, read_runner
 from ecot.tasks.suite import parse_task
 
@@ -65,7 +65,7 @@ def import_cvdp(source: Path) -> list[Task]:
             try:
                 tasks.append(import_datapoint(row, where))
             except Skipped as why:
-                log.warning("skipped %s (%s): %s", row.get("id", "?"), where, why)
+                skipped(f"{row.get('id', '?')} ({where})", str(why))
     return sorted(tasks, key=lambda task: task.id)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import read_text
+from ecot.importers import read_text, skip_unread
 from ecot.tasks.suite import parse_task
 
 LEVEL_DIR = re.compile(r"^level(\d+)$")
@@ -45,8 +45,9 @@ def import_kernelbench(root: Path) -> list[Task]:
     """Every problem of every level folder below `root`, sorted by level and problem number."""
     root = Path(root)
     levels = sorted((p for p in root.rglob("level*") if p.is_dir() and LEVEL_DIR.match(p.name)), key=_level_key)
-    tasks = [import_problem(path, folder.name) for folder in levels for path in sorted(folder.glob("*.py"), key=_problem_key)]
-    return tasks
+    paths = [(path, folder.name) for folder in levels for path in sorted(folder.glob("*.py"), key=_problem_key)]
+    skip_unread(root, [path for path, _ in paths], lambda path: "not a .py problem file directly inside a level<N> folder")
+    return [import_problem(path, level) for path, level in paths]
 
 
 def import_problem(path: Path, level: str) -> Task:

@@ -25,15 +25,20 @@ from typing import Any
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import TAG_NO_REFERENCE
+from ecot.importers import TAG_NO_REFERENCE, skip_unread
 from ecot.tasks.suite import parse_task, read_jsonl
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
 def import_python_jsonl(root: Path) -> list[Task]:
+    """One JSONL file, or every *.jsonl below a folder (other files are named as skipped)."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+    if root.is_dir():
+        skip_unread(root, files, lambda path: "not a .jsonl file")
     tasks: list[Task] = []
-    for path in sorted(Path(root).rglob("*.jsonl")):
+    for path in files:
         tasks.extend(_import_file(path))
     return tasks
 
@@ -52,6 +57,7 @@ def _first(item: dict[str, Any], *names: str) -> Any:
 
 
 def _task(item: dict[str, Any], prefix: str, where: str) -> Task:
+    _refuse_benchmark_code(item, where)
     raw_id = _first(item, "task_id", "id", "question_id", "name")
     if raw_id is None:
         raise TaskFormatError(where, "missing task_id (or id / question_id)")
@@ -83,6 +89,16 @@ def _task(item: dict[str, Any], prefix: str, where: str) -> Task:
         "tags": [prefix] + ([TAG_NO_REFERENCE] if reference is None else []),
     }
     return parse_task(record, where)
+
+
+def _refuse_benchmark_code(item: dict[str, Any], where: str) -> None:
+    """A HumanEval or MBPP row holds its benchmark's own test code, which check mode runs as it is."""
+    if any(item.get(field) for field in ("tests", "public_test_cases", "private_test_cases")):
+        return
+    for field, fmt in (("test", "humaneval"), ("test_list", "mbpp")):
+        if item.get(field):
+            raise TaskFormatError(where, f"no {{input, output}} tests: field '{field}' holds the benchmark's own test code; "
+                                         f"import it with `ecot import {fmt}`")
 
 
 def _loads(text: str, where: str, field: str) -> Any:

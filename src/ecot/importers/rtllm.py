@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import TAG_MISSING_DATA, TAG_NO_REFERENCE, read_text, rename_module, strip_comments
+from ecot.importers import TAG_MISSING_DATA, TAG_NO_REFERENCE, read_text, rename_module, skip_unread, strip_comments
 from ecot.tasks.suite import parse_task
 
 log = logging.getLogger(__name__)
@@ -60,10 +60,20 @@ _FOPEN_READ = re.compile(r'\$fopen\s*\(\s*("[^"]*"|`\w+)\s*,\s*"r[b+]*"')
 
 
 def import_rtllm(root: Path) -> list[Task]:
-    """All RTLLM designs below `root`, sorted by task id."""
+    """All RTLLM designs below `root`, sorted by task id; every other file is named as skipped."""
     root = Path(root)
-    tasks = [import_design(folder, root) for folder in design_folders(root)]
+    folders = design_folders(root)
+    tasks = [import_design(folder, root) for folder in folders]
+    read = [folder / name for folder, task in zip(folders, tasks) for name in (DESCRIPTION, *task.files)]
+    read += [path for folder in folders for path in folder.glob(REFERENCE_GLOB)]
+    skip_unread(root, read, _why_unread)
     return sorted(tasks, key=lambda task: task.id)
+
+
+def _why_unread(path: Path) -> str:
+    if path.name.lower() == "makefile":
+        return "a design's VCS makefile: ecot runs its own simulator"
+    return "not a design description, testbench, verified design or data file the testbench reads"
 
 
 def design_folders(root: Path) -> list[Path]:

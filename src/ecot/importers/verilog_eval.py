@@ -12,7 +12,9 @@ The task's own reference is the same source with RefModule renamed to TopModule.
 
 VerilogEval judges by simulation alone, and some of its problems ask for a latch, so the tasks
 switch ecot's structural (Yosys) checks off (synth = "off"): a design passes exactly when it passes
-the benchmark's own testbench, with every sample of the reference's run checked.
+the benchmark's own testbench, with every sample of the reference's run checked. As VerilogEval's
+analyzer does, a run whose testbench prints its watchdog's `TIMEOUT` fails (fail_pattern), and a
+problem gets 30 s (wall and CPU).
 """
 
 from __future__ import annotations
@@ -22,21 +24,32 @@ from pathlib import Path
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.importers import read_text, rename_module, strip_comments
+from ecot.importers import read_text, rename_module, skip_unread, strip_comments
 from ecot.tasks.suite import parse_task
 
 REF_MODULE = "RefModule"
 TOP_MODULE = "TopModule"
 PARTS = {"prompt": "_prompt.txt", "ref": "_ref.sv", "test": "_test.sv"}
 PASS_PATTERN = r"Mismatches: 0 in \d+ samples"
+FAIL_PATTERN = r"^TIMEOUT$"  # the testbench's watchdog fired: VerilogEval's analyzer fails the run
+LIMIT_S = 30.0  # VerilogEval gives each problem 30 s
 COUNT_PATTERN = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
 
 _FILE = re.compile(r"^(?P<stem>Prob\d+_\w+?)_(?P<part>prompt\.txt|ref\.sv|test\.sv)$")
 
 
 def import_verilog_eval(root: Path) -> list[Task]:
-    """All complete problem triples below `root`, sorted by task id."""
-    return [_import_problem(stem, parts) for stem, parts in sorted(problem_files(Path(root)).items())]
+    """All complete problem triples below `root`, sorted by task id; every other file is named as skipped."""
+    problems = problem_files(Path(root))
+    tasks = [_import_problem(stem, parts) for stem, parts in sorted(problems.items())]
+    skip_unread(Path(root), [path for parts in problems.values() for path in parts.values()], _why_unread)
+    return tasks
+
+
+def _why_unread(path: Path) -> str:
+    if path.name.endswith("_ifc.txt"):
+        return "a module interface description: spec-to-rtl prompts already state it"
+    return "not part of a ProbNNN_name prompt/ref/test triple"
 
 
 def problem_files(root: Path) -> dict[str, dict[str, Path]]:
@@ -79,9 +92,11 @@ def _import_problem(stem: str, parts: dict[str, Path]) -> Task:
             "testbench": "test.sv",
             "hidden_modules": [REF_MODULE],
             "pass_pattern": PASS_PATTERN,
+            "fail_pattern": FAIL_PATTERN,
             "count_pattern": COUNT_PATTERN,
             "synth": "off",
         },
+        "limits": {"wall_s": LIMIT_S, "cpu_s": LIMIT_S},
         "tags": ["verilog-eval", "spec-to-rtl"],
     }
     return parse_task(record, str(parts["prompt"].parent / stem))

@@ -10,6 +10,7 @@ On-disk folder form (see docs/task-format.md):
 
 from __future__ import annotations
 
+import gzip
 import json
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -137,10 +138,11 @@ def load_task_dir(folder: Path) -> Task:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
-    """(where, value) for each non-blank line; bad JSON names the file and line."""
+    """(where, value) for each non-blank line of a JSONL file (gzip-compressed if its name ends in .gz);
+    bad JSON names the file and line."""
     number = 0
     try:
-        with path.open(encoding="utf-8") as handle:
+        with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")) as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -151,6 +153,8 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
                     raise TaskFormatError(where, f"invalid JSON: {err.msg}") from None
     except UnicodeDecodeError:  # a binary file (a store, a Parquet file) given where a JSONL suite goes
         raise TaskFormatError(f"{path}:{number + 1}", "not UTF-8 text (expected JSON lines)") from None
+    except (gzip.BadGzipFile, EOFError) as err:
+        raise TaskFormatError(str(path), f"not a complete gzip file ({err})") from None
 
 
 def load_jsonl(path: Path) -> Iterator[Task]:

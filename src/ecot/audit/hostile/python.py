@@ -19,8 +19,8 @@ from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
-from . import pyattacks
-from .framework import Attack, Case, DomainCases, NotApplicable, label_in
+from . import pyattacks, pycheck
+from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, label_in
 
 TASK = "python/two_sum"
 STDIO_TASK = "python/fizzbuzz"
@@ -224,7 +224,15 @@ def two_sum(nums, target):
     return [-1]
 """
 
-CASES: DomainCases = {
+def with_check_mode(cases: DomainCases) -> DomainCases:
+    """The function- and stdio-mode cases, plus check mode's (pycheck.py) under the same attacks."""
+    merged = dict(cases)
+    for attack, extra in pycheck.CASES.items():
+        merged[attack] = [*cases_of(merged[attack]), *extra]
+    return merged
+
+
+CASES: DomainCases = with_check_mode({
     Attack.TAKEOVER: [
         Case("ptrace_or_proc_mem", TASK, oracle(pyattacks.TAKEOVER)),
         # stop the judge, work past the limit, let it go on: its clocks are the kernel's, not its own view
@@ -298,4 +306,4 @@ CASES: DomainCases = {
         Case("passing_summary_on_stdout", TASK, FORGED_SUMMARY),
         Case("stdio_prints_records", STDIO_TASK, "import json\nprint(json.dumps({'kind': 'done'}))\nprint('all tests passed')\n"),
     ],
-}
+})

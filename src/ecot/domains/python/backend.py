@@ -20,16 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ecot import sandbox
 from ecot.core.errors import ToolMissingError
-from ecot.core.outcome import Outcome
+from ecot.core.outcome import PASS, Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.python import bundle as python_bundle
-from ecot.domains.python.options import PythonOptions
+from ecot.domains.python.checks import CheckJudge
+from ecot.domains.python.options import PythonOptions, check_tests
 from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.domains.python.verdict import (
     SYNTAX_ERROR,
@@ -42,7 +44,9 @@ INTERPRETER = "/usr/bin/python3"
 FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only
 ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
 TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
-HARNESS = ("harness", "child", "jail")  # python_<name>.py, copied in as ecot_<name>.py
+HARNESS = ("harness", "child", "jail", "values")  # jobs/<name>.py, copied in as ecot_<name>.py
+CHECK_HARNESS = ("check", "checkfile")  # check mode only
+CHECK_FILE, PREAMBLE_FILE = "check.py", "prompt.py"  # where a check-mode job finds the task's files
 MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
 
 
@@ -50,6 +54,7 @@ MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a
 class Reference:
     cpu: list[float | None]  # per test; None where the reference failed
     answers: list[Any]  # per test: its return value or stdout (MISSING where it failed)
+    failure: str = ""  # check mode: why the reference does not pass (the task is then not run here)
 
 
 class PythonBackend(Backend):
@@ -69,8 +74,10 @@ class PythonBackend(Backend):
 
     def evaluate(self, task: Task, candidate: str) -> Outcome:
         spec = PySpec.of(task)
+        if spec.mode == "check":
+            return self._evaluate_check(task, spec, candidate)
         cases = load_cases(task, spec)
-        reference = self.reference(task, spec, cases)
+        reference = self.reference(task, lambda: _measure_reference(task, spec, cases))
         limits = [spec.limit(cpu) for cpu in reference.cpu]
         expected = []
         for index, case in enumerate(cases):
@@ -84,13 +91,23 @@ class PythonBackend(Backend):
             outcome = with_trace(task, spec, candidate, cases, limits, outcome)
         return outcome
 
-    def reference(self, task: Task, spec: PySpec, cases: list[Case]) -> Reference:
+    def _evaluate_check(self, task: Task, spec: PySpec, candidate: str) -> Outcome:
+        """Check mode: the benchmark's own test code judges; the reference must pass it here first."""
+        tests = check_tests(task.files[spec.check])
+        reference = self.reference(task, lambda: _measure_check_reference(task, spec, tests))
+        if reference.failure:
+            return infra_error(f"not run here: the task's reference does not pass its own check on this machine "
+                               f"({reference.failure})")
+        limits = [spec.limit(cpu) for cpu in reference.cpu]
+        return CheckJudge.of(spec, tests, limits, reference.cpu).outcome(run_job(task, spec, candidate, len(tests), limits))
+
+    def reference(self, task: Task, measure: Callable[[], Reference]) -> Reference:
         """CPU time and answers of the reference on every test, measured once per task and process."""
         key = hashlib.sha256(json.dumps([task.id, task.reference, dict(task.files), dict(task.options)]).encode()).hexdigest()
         if key not in self._references:
             if len(self._references) > 512:
                 self._references.clear()
-            self._references[key] = _measure_reference(task, spec, cases)
+            self._references[key] = measure()
         return self._references[key]
 
 
@@ -116,28 +133,54 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
     return Reference(cpu, answers)
 
 
+def _measure_check_reference(task: Task, spec: PySpec, tests: list[str]) -> Reference:
+    if not task.reference:
+        return Reference([None] * len(tests), [MISSING] * len(tests))
+    generous = [task.limits.cpu_s] * len(tests)
+    run = run_job(task, spec, task.reference, len(tests), generous)
+    outcome = CheckJudge.of(spec, tests, generous, [None] * len(tests)).outcome(run)
+    passed = outcome.label == PASS
+    cpu: list[float | None] = [float(run.tests()[i]["cpu"]) if passed else None for i in range(len(tests))]
+    return Reference(cpu, [MISSING] * len(tests), "" if passed else f"{outcome.label}: {outcome.diagnostic}")
+
+
 def run_harness(
     task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
-    tests = [case.sandbox_input(spec.mode) for case in cases]
+    return run_job(task, spec, code, [case.sandbox_input(spec.mode) for case in cases], limits, trace)
+
+
+def run_job(
+    task: Task, spec: PySpec, code: str, tests: list[str] | int, limits: list[float], trace: dict[str, Any] | None = None
+) -> Run:
+    """One sandboxed harness run: over the tests' inputs, or in check mode over the check file's `tests`
+    tests (the file goes in whole: the judge runs it and reads it where the candidate cannot)."""
+    count = tests if isinstance(tests, int) else len(tests)
     job = {
         "mode": spec.mode,
         "entry": spec.entry_point,
-        "tests": tests,
+        "tests": [None] * tests if isinstance(tests, int) else tests,
         "limits": limits,
         # a quarter of the job's output limit per test: results travel on the job's stdout
         "output_cap": task.limits.output_kb * 1024 // 4,
         "trace": trace,
     }
-    with big_ints():
-        spec_text = json.dumps(job)
+    files = {"solution.py": code}
     modules = HARNESS + (("trace",) if trace is not None else ())
+    if spec.mode == "check":
+        job.update(check=CHECK_FILE, preamble=PREAMBLE_FILE if spec.preamble else None)
+        files[CHECK_FILE] = task.files[spec.check]
+        if spec.preamble:
+            files[PREAMBLE_FILE] = task.files[spec.preamble]
+        modules += CHECK_HARNESS
+    with big_ints():
+        files["spec.json"] = json.dumps(job)
     with sandbox.workdir("ecot-py-") as work:
-        sandbox.write_files(work, {"solution.py": code, "spec.json": spec_text, **python_bundle.texts(modules)})
+        sandbox.write_files(work, {**files, **python_bundle.texts(modules)})
         python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
         result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
-    return Run(result, parse_records(result.stdout), len(tests) if trace is None else 1)  # a trace run runs one test
+    return Run(result, parse_records(result.stdout), count if trace is None else 1)  # a trace run runs one test
 
 
 def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:

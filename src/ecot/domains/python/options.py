@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -10,19 +11,39 @@ from pydantic import Field, model_validator
 
 from ecot.core.task import Task
 from ecot.domains.base import DomainOptions, OptionProblem
+from ecot.domains.python.jobs.checkfile import split_tests
 
-Mode = Literal["function", "stdio"]
+Mode = Literal["function", "stdio", "check"]
 Compare = Literal["exact", "lines", "tokens"]
 TIME_FACTOR = 5.0  # a test may use this many times the reference's CPU time ...
 TIME_FLOOR_S = 1.0  # ... but never less than this (interpreter noise dominates tiny tests)
 
 
+def python_problem(source: str) -> str | None:
+    """Why a task's own Python file does not compile (None if it does)."""
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError) as err:
+        return f"does not compile: {err}"
+    return None
+
+
+def check_tests(source: str) -> list[str]:
+    """The tests of a check file, as the judge splits it (ecot_check.split_tests): each one's last statement."""
+    tests = split_tests(ast.parse(source))
+    return [ast.get_source_segment(source, statements[-1]) or "" for statements in tests]
+
+
 class PythonOptions(DomainOptions):
     mode: Mode = Field(
-        "function", description="function: call entry_point; stdio: run the program (default: function if entry_point is set)"
+        "function", description="function: call entry_point; stdio: run the program; check: the benchmark's own test "
+        "code calls entry_point (default: function if entry_point is set)"
     )
-    entry_point: str = Field("", description="function (or Class.method) called in function mode")
-    tests: str = Field("tests.json", description="bundle file with the test cases")
+    entry_point: str = Field("", description="function (or Class.method) called in function and check mode")
+    tests: str = Field("tests.json", description="bundle file with the test cases (function and stdio mode)")
+    check: str = Field("check.py", description="check mode: bundle file with the test code, run by the judge")
+    preamble: str = Field("", description="check mode: bundle file run before the candidate's code and the check's "
+                          "(HumanEval's prompt)")
     compare: Compare | None = Field(None, description="answer comparison (default: exact for function mode, lines for stdio)")
     time_factor: float = Field(TIME_FACTOR, gt=0, description="a test may use this many times the reference's CPU time")
     time_floor_s: float = Field(TIME_FLOOR_S, gt=0, description="but never less than this many seconds")
@@ -40,8 +61,12 @@ class PythonOptions(DomainOptions):
 
     @model_validator(mode="after")
     def _function_needs_entry(self) -> PythonOptions:
-        if self.mode == "function" and not self.entry_point:
-            raise ValueError("function mode needs option entry_point")
+        if self.mode != "stdio" and not self.entry_point:
+            raise ValueError(f"{self.mode} mode needs option entry_point")
+        if self.mode == "check" and not self.entry_point.isidentifier():
+            raise ValueError("check mode needs entry_point to be a function name")
+        if self.mode == "check" and self.trace:
+            raise ValueError("execution traces are recorded in function and stdio mode only")
         return self
 
     @classmethod
@@ -49,16 +74,27 @@ class PythonOptions(DomainOptions):
         return cls.of_task(task)
 
     def check_bundle(self, files: Mapping[str, str]) -> None:
-        if self.tests not in files:
-            raise OptionProblem("tests", f"bundle file {self.tests!r} is missing")
+        if self.mode != "check":
+            if self.tests not in files:
+                raise OptionProblem("tests", f"bundle file {self.tests!r} is missing")
+            return
+        for option, name in (("check", self.check), ("preamble", self.preamble)):
+            if name and name not in files:
+                raise OptionProblem(option, f"bundle file {name!r} is missing")
+            problem = python_problem(files[name]) if name else None
+            if problem is not None:
+                raise OptionProblem(option, f"{name} {problem}")
+        if not check_tests(files[self.check]):
+            raise OptionProblem("check", f"{self.check} has no test: no top-level `assert` or call such as `check({self.entry_point})`")
 
     @property
     def comparison(self) -> Compare:
         return self.compare or ("exact" if self.mode == "function" else "lines")
 
     def tracing(self) -> bool:
-        """Traces are recorded when the task asks, or for every task with ECOT_PYTHON_TRACE=1."""
-        return self.trace or os.environ.get("ECOT_PYTHON_TRACE", "") not in ("", "0")
+        """Traces are recorded when the task asks, or for every task with ECOT_PYTHON_TRACE=1 (never in
+        check mode, where the check's calls are the tests)."""
+        return self.mode != "check" and (self.trace or os.environ.get("ECOT_PYTHON_TRACE", "") not in ("", "0"))
 
     def limit(self, reference_cpu: float | None) -> float:
         if reference_cpu is None:

@@ -133,7 +133,7 @@ def _compile(task: Task, work: Path, layout: _Layout, values: dict[str, Paramete
         steps.append(sandbox.Step(["iverilog", "-g2012", "-E", "-o", keep, layout.design]))
     results = sandbox.run_steps(steps, work, task.limits)
     if results[0].returncode != 0 or results[0].timed_out:
-        return rtl_sim._compile_outcome(results[0], {}, task)
+        return rtl_sim._compile_outcome(results[0], results[0].output, task, {})
     if len(results) < len(steps) or not results[-1].ok:
         what = f"preprocessing {layout.design} for the structural checks failed: {results[-1].output.strip()[:300]}"
         return Outcome(RESOURCE_LIMIT, what, truncate_log(results[-1].output))

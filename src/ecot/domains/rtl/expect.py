@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
-from ecot.core.outcome import Outcome
+from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
@@ -40,11 +40,19 @@ class Profile:
     samples: int | None  # the count a passing run must report (None: not checked)
     ends_itself: bool  # the testbench's own $finish/$stop must end the run
     source: str  # where the expectation comes from, for diagnostics
+    toolchain_limit: str | None = None  # the simulator cannot compile the task's own files with the reference
 
 
 def check(task: Task, run: rtl_sim.SimRun, candidate: str) -> Outcome:
-    """The run's outcome, or Simulation_Mismatch when a passing run did not do the expected work."""
+    """The run's outcome, or Simulation_Mismatch when a passing run did not do the expected work, or
+    Infra_Error when the simulator cannot compile the task's own files (its reference fails there too)."""
     outcome = run.outcome
+    if run.toolchain_limit is not None and task.reference is not None:
+        limit = _reference(task).toolchain_limit
+        if limit is not None:
+            return infra_error(f"not run here: the simulator cannot compile the task's own files ({limit}); the "
+                               "task's reference fails there too, so this is a limit of the toolchain, not of the design",
+                               outcome.log)
     if not outcome.passed:
         return outcome
     expected = profile(task)
@@ -87,6 +95,11 @@ def profile(task: Task) -> Profile:
         return Profile(int(option), static, "the task (option samples)")
     if task.reference is None:
         return Profile(None, static, "the testbench")
+    return _reference(task)
+
+
+def _reference(task: Task) -> Profile:
+    """What the task's reference shows when simulated (measured once per task and process)."""
     key = _key(task)
     with _lock:
         cached = _cache.get(key)
@@ -102,6 +115,8 @@ def profile(task: Task) -> Profile:
 def _measure(task: Task) -> Profile:
     with sandbox.workdir("ecot-rtl-ref-") as work:
         run = rtl_sim.simulate(task, task.reference or "", work)
+    if run.toolchain_limit is not None:
+        return Profile(None, False, "the reference", run.toolchain_limit)
     if not run.finished:
         # the reference does not simulate here (a broken task): the expected work is unknown, so no verdict
         raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -156,8 +156,9 @@ class CompileVerdict:
     diagnostic: str
 
 
-def classify_compile(log: str, renames: dict[str, str]) -> CompileVerdict:
-    """Syntax errors come from the parser; everything else that stops iverilog is elaboration."""
+def classify_compile(log: str, renames: dict[str, str], task_modules: Collection[str] = ()) -> CompileVerdict:
+    """Syntax errors come from the parser; everything else that stops iverilog is elaboration.
+    `task_modules`: modules of the task's own (the testbench's, hidden ones) a design may not use."""
     for old, new in renames.items():
         log = log.replace(old, new)
     errors = [line.strip() for line in log.splitlines() if _COMPILE_ERROR.match(line.strip())]
@@ -168,9 +169,24 @@ def classify_compile(log: str, renames: dict[str, str]) -> CompileVerdict:
         h in first.lower() for h in _SYNTAX_HINTS
     ) and "elaboration" not in lowered
     missing = re.search(r"Unknown module type: (\S+)", log)
-    if missing and not syntax:
+    if missing and not syntax and missing.group(1) in task_modules:
+        first = (f"{first} (`{missing.group(1)}` is the task's own module, which a design may not instantiate: "
+                 "write the logic itself)")
+    elif missing and not syntax:
         first = f"{first} (the design must define module `{missing.group(1)}`)"
     return CompileVerdict(syntax=syntax, diagnostic=first or "iverilog failed without a message")
+
+
+_SORRY = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+): sorry: (?P<msg>.*)$", re.MULTILINE)
+
+
+def toolchain_limit(log: str, task_files: Collection[str]) -> str | None:
+    """The simulator's own "sorry: ... not yet supported" on one of the task's files (not the design's):
+    a construct it cannot handle in the task itself. The first such line, or None."""
+    for match in _SORRY.finditer(log):
+        if match.group("file") in task_files:
+            return match.group(0).strip()
+    return None
 
 
 @dataclass(frozen=True)
@@ -193,7 +209,8 @@ def judge_simulation(lines: list[str], pass_pattern: str, fail_pattern: str | No
         return SimVerdict(True, "simulation passed: " + next(line for line in lines if re.search(pass_pattern, line)), metrics)
     if not lines:
         return SimVerdict(False, "the testbench printed nothing: simulation ended before any check ran", metrics)
-    culprit = next((line for line in lines if FAILURE_WORDS.search(line)), None)
+    failing = [line for line in lines if fail_pattern is not None and re.search(fail_pattern, line)]
+    culprit = next(iter(failing), None) or next((line for line in lines if FAILURE_WORDS.search(line)), None)
     if culprit is None:
         return SimVerdict(False, f"the testbench never reported success (last line: {lines[-1][:200]})", metrics)
     return SimVerdict(False, culprit[:300], metrics)

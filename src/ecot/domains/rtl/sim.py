@@ -49,6 +49,7 @@ class SimRun:
     ended_by_testbench: bool = False  # the testbench's own $finish/$stop ended it
     returncode: int | None = None
     preprocessed: str | None = None  # the design as the compiler read it (iverilog -E), when asked for
+    toolchain_limit: str | None = None  # the compiler's "sorry:" on a file of the task's own, if it gave one
 
 
 @dataclass
@@ -86,7 +87,8 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
     ))
     results = sandbox.run_steps(steps, work, task.limits)
     if len(results) == 1:
-        return SimRun(_compile_outcome(results[0], bundle.back, task))
+        log = _apply(results[0].output, bundle.back)
+        return SimRun(_compile_outcome(results[0], log, task, renames), toolchain_limit=logs.toolchain_limit(log, task.files))
     text = _read_preprocessed(work, kept) if preprocess else None
     if len(results) < len(steps):  # the compiler accepted the design but its preprocessor alone did not
         what = f"preprocessing {design} for the structural checks failed: {results[1].output.strip()[:300]}"
@@ -188,11 +190,11 @@ def _exhausted_resource(result: sandbox.ExecResult) -> str | None:
     return None
 
 
-def _compile_outcome(result: sandbox.ExecResult, back: dict[str, str], task: Task) -> Outcome:
-    log = _apply(result.output, back)
+def _compile_outcome(result: sandbox.ExecResult, log: str, task: Task, renames: dict[str, str]) -> Outcome:
+    """`log`: the compiler's output with the task's own names back; `renames`: the task's modules."""
     if result.timed_out:
         return Outcome(TIMEOUT, f"compilation did not finish within {task.limits.wall_s:g} s", truncate_log(log), {"stage": "compile"})
-    verdict = logs.classify_compile(log, {})
+    verdict = logs.classify_compile(log, {}, renames)
     label = SYNTAX_ERROR if verdict.syntax else ELABORATION_ERROR
     return Outcome(label, verdict.diagnostic, truncate_log(log))
 

@@ -24,6 +24,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import ecot_values
 from ecot_jail import GO_FD, REPLY_FD, confine
 from ecot_jail import prepare as jail_ready
 
@@ -193,10 +194,17 @@ def _traced(job: dict[str, Any]) -> Any:
 
 
 def load(job: dict[str, Any]) -> Callable[..., Any] | None:
-    """Function mode: execute the module once and find the entry point; reports how that went."""
+    """Function and check mode: execute the module once (after the task's preamble, if any: HumanEval's
+    prompt, as its harness does) and find the entry point; reports how that went."""
     namespace: dict[str, Any] = {}
+
+    def body() -> None:
+        if job.get("preamble") is not None:
+            exec(job["preamble"], namespace)
+        exec(job["code"], namespace)
+
     with Capture(""):
-        status, payload = guarded(lambda: exec(job["code"], namespace))
+        status, payload = guarded(body)
     if status != "ok":
         send({**_result(-1, status, payload), "kind": "load"})
         return None
@@ -213,6 +221,57 @@ def call_test(target: Callable[..., Any], raw: str, index: int, cap: int, tracer
     record = _result(index, status, value)
     if status == "ok":
         record.update(_encoded(value, cap))
+    if printed:
+        record["printed"] = printed[:PRINTED_CAP]
+    if over:
+        record.update(status="output_limit", size=cap)
+    return record
+
+
+def _read_exactly(count: int) -> bytes | None:
+    data = b""
+    while len(data) < count:
+        chunk = os.read(GO_FD, count - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def _receive() -> dict[str, Any] | None:
+    """Check mode: the judge's next call (a length-prefixed frame), or None once it has closed the pipe."""
+    head = _read_exactly(4)
+    body = _read_exactly(int.from_bytes(head, "big")) if head is not None else None
+    frame: dict[str, Any] | None = json.loads(body) if body is not None else None
+    return frame
+
+
+def _arguments_after(args: Any, kwargs: Any, sent: str) -> str | None:
+    """The arguments as the candidate left them, if it changed them and they are still plain data."""
+    try:
+        after = ecot_values.dump([args, kwargs])
+    except ecot_values.Unencodable:
+        return None
+    return after if after != sent else None
+
+
+def check_call(target: Callable[..., Any], request: dict[str, Any], cap: int) -> dict[str, Any]:
+    """One call the judge's check code made: the candidate's return value as plain data, or how it failed."""
+    args, kwargs = ecot_values.load(request["args"])
+    with Capture("") as capture:
+        status, value = guarded(lambda: target(*args, **kwargs))
+    printed, over = capture.read(cap)
+    record = {**_result(int(request["i"]), status, value), "kind": "call"}
+    after = _arguments_after(args, kwargs, request["args"])
+    if after is not None:  # the check sees its arguments changed, as it would sharing the candidate's process
+        record["args_after"] = after
+    if status == "ok":
+        try:
+            text = ecot_values.dump(value)
+        except ecot_values.Unencodable as err:
+            record.update(status="unencodable", repr=_safe_repr(value), why=str(err))
+        else:
+            record.update({"value": text} if len(text) <= cap else {"status": "output_limit", "size": len(text)})
     if printed:
         record["printed"] = printed[:PRINTED_CAP]
     if over:
@@ -250,10 +309,14 @@ def _join_threads() -> None:
 
 def session(job: dict[str, Any]) -> None:
     """Every test of the job in order, each on the judge's go-ahead, one frame each."""
-    target = load(job) if job["mode"] == "function" else None
-    if job["mode"] == "function" and target is None:
+    target = load(job) if job["mode"] != "stdio" else None
+    if job["mode"] != "stdio" and target is None:
         return
     tracer, cap = _traced(job), int(job["cap"])
+    if job["mode"] == "check" and target is not None:
+        while (request := _receive()) is not None:
+            send(check_call(target, request, cap))
+        return
     for index, raw in enumerate(job["tests"]):
         if not os.read(GO_FD, 1):  # one test at a time, so the judge's clock sees only this one
             return

@@ -48,8 +48,9 @@ FATAL = ("timeout", "memory", "crash", "bad_report", "traced")
 CHILD_STATUSES = {
     "load": ("ok", "missing", "error", "memory", "exit"),
     "test": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),
+    "call": ("ok", "error", "memory", "exit", "unencodable", "output_limit"),  # check mode: one call of the candidate
 }
-TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry")
+TEXT_FIELDS = ("value", "stdout", "printed", "repr", "why", "entry", "args_after")
 ERROR_FIELDS = ("type", "message", "line", "offset", "text", "function", "traceback")
 Emit = Callable[[dict[str, Any]], None]
 
@@ -185,6 +186,20 @@ class Child:
         except OSError:  # it has gone: the window will say how
             pass
 
+    def ask(self, frame: bytes, wall_s: float) -> bool:
+        """Check mode: hand the child one call (a length-prefixed frame); False if not taken within wall_s."""
+        data = len(frame).to_bytes(4, "big") + frame
+        deadline = time.monotonic() + wall_s
+        try:
+            while data:
+                _, ready, _ = select.select([], [self.go_fd], [], max(deadline - time.monotonic(), 0.0))
+                if not ready:
+                    return False
+                data = data[os.write(self.go_fd, data[: select.PIPE_BUF]) :]  # a writable pipe takes this much
+        except OSError:  # it has gone: the window will say how
+            pass
+        return True
+
     def close(self) -> float:
         """Kill and reap the child (its process group, and itself should it have left the group); the
         CPU seconds it spent after its last report."""
@@ -262,21 +277,27 @@ def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
         out["error"] = {k: error[k] for k in ERROR_FIELDS if isinstance(error.get(k), (str, int))}
     if "printed" in out:
         out["printed"] = out["printed"][: ecot_child.PRINTED_CAP]
-    if len(out.get("value", "")) > cap or len(out.get("stdout", "")) > cap:
+    if len(out.get("value", "")) > cap or len(out.get("stdout", "")) > cap or len(out.get("args_after", "")) > cap:
         out = {"status": "output_limit", "size": cap}
     return out
 
 
-def run(job: dict[str, Any], plan: Plan, emit: Emit) -> Child:
-    """One child for the run: in function mode the module's load first, then every test in turn."""
+def run(job: dict[str, Any], plan: Plan, emit: Emit, checks: Any = None) -> Child:
+    """One child for the run: in function and check mode the module's load first, then every test in
+    turn (check mode: the check code runs here and calls the candidate in the child, ecot_check.py)."""
     child = Child(job, plan.trace is not None)
     ready = True
-    if plan.mode == "function":
+    if plan.mode != "stdio":
         limit = max(plan.limits) if plan.limits else 2.0
         load = verdict("load", -1, child.window(limit, plan.wall(limit), plan.frame_cap), limit, child, plan)
         emit(load)
         ready = load["status"] == "ok"
     done = len(plan.tests) if ready else 0
+    if checks is not None:
+        done = checks.run(child, plan, emit, verdict) if ready else 0
+        child.close()
+        _skip(emit, done, len(plan.tests))
+        return child
     for index in range(done):
         limit = plan.limits[index]
         child.go()
@@ -331,6 +352,14 @@ def _tracer(trace: dict[str, Any] | None) -> Any:
     return Tracer(SOLUTION, int(trace.get("max_events", 400)), int(trace.get("max_repr", 80)))
 
 
+def _checks(spec: dict[str, Any]) -> Any:
+    if spec["mode"] != "check":
+        return None
+    import ecot_check  # copied for check runs only; imported before any fork, like everything the child uses
+
+    return ecot_check.Checks.from_spec(spec)
+
+
 def main(spec_path: str) -> int:
     with open(spec_path) as handle:
         spec = json.load(handle)
@@ -347,11 +376,12 @@ def main(spec_path: str) -> int:
     if code is not None:
         _emit({"kind": "compiled"})
         plan = Plan(spec)
+        checks = _checks(spec)
         job = {"mode": plan.mode, "code": code, "entry": spec.get("entry"), "tests": plan.tests, "cap": plan.cap,
-               "tracer": _tracer(plan.trace)}
+               "tracer": _tracer(plan.trace), "preamble": checks.preamble if checks is not None else None}
         ecot_child.prepare()
         gc.freeze()
-        trace = _trace_record(plan, run(job, plan, _emit))
+        trace = _trace_record(plan, run(job, plan, _emit, checks))
         if trace is not None:
             _emit(trace)
     _emit({"kind": "done"})
