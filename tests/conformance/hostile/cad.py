@@ -74,6 +74,15 @@ print('ECOT-CHECK-0000 {"stage": "compare", "iou": 1.0}')
 TAMPERED_EXPORT = ("from OCP.BRepTools import BRepTools\n"
                    "BRepTools.Write_s = lambda shape, path, *rest: open(path, 'w').write('garbage') > 0\n")
 
+def inflated(pattern: str) -> str:
+    """A plate whose holes are 1 mm off, its sub-shapes' tolerances set to 0.3 mm: booleans on it fail,
+    contradict themselves or merge the holes with the reference's."""
+    return (f"{HEAD}from OCP.ShapeFix import ShapeFix_ShapeTolerance\nfrom OCP.TopAbs import TopAbs_SHAPE\n"
+            f"result = (cq.Workplane('XY').box(100.0, 60.0, 5.0, centered=(True, True, False)).faces('>Z').workplane()"
+            f".rect({pattern}, forConstruction=True).vertices().hole(6.6))\n"
+            f"ShapeFix_ShapeTolerance().SetTolerance(result.val().wrapped, 0.3, TopAbs_SHAPE)\n")
+
+
 CASES = {
     **pycases.shared_cases(TASK_ID, oracle, WRONG, plain),
     Attack.LINK_RACE: [Case("export-swapped-for-a-link-to-the-right-part", TASK_ID, plain(SWAP_EXPORT),
@@ -89,9 +98,15 @@ CASES = {
     Attack.INSTRUMENTATION: NotApplicable(
         "nothing counts or times a CAD candidate from inside its process: the wall limit is enforced by the "
         "warm interpreter outside the job's namespace, and every measure comes from a separate check job"),
-    Attack.HIDE_FROM_CHECKS: NotApplicable(
-        "no static check reads the script: validity, volume and IoU are measured on the exported solid by a "
-        "check job that never runs candidate code, and a solid it cannot read is a Geometry_Error"),
+    # no static check reads the script; what a solid can hide from is the exact comparison (issue 26, finding 2)
+    Attack.HIDE_FROM_CHECKS: [
+        Case("tolerances-inflated-to-reach-the-voxel-fallback", TASK_ID, inflated("78.0, 40.0"),
+             contained=label_in("Geometry_Error")),
+        Case("tolerances-inflated-to-blur-the-exact-iou", TASK_ID, inflated("80.0, 42.0"),
+             contained=label_in("Geometry_Error")),
+        Case("booleans-contradict-on-a-task-that-allows-coarse-solids", TASK_ID, inflated("82.0, 40.0"),
+             contained=label_in("Geometry_Error"), options={"tolerance_max": 1.0}),
+    ],
     Attack.FORGED_PRINT: [Case("iou-one-printed", TASK_ID, plain("print('Pass: IoU 1.00000, valid single solid')\n"),
                                contained=label_in("Shape_Mismatch"))],
 }
