@@ -54,6 +54,11 @@ FINDINGS_ROUND_2: dict[tuple[str, str], str] = {
     ("cad", "tolerances-inflated-to-blur-the-exact-iou"): "issue 26, 2: inflated tolerances make the exact IoU 1",
     ("cad", "booleans-contradict-on-a-task-that-allows-coarse-solids"): "issue 26, 2: contradicting booleans fall "
     "back to the voxel IoU",
+    **{(domain, name): "issue 26, 3: surrogates, NUL and escape sequences reach stored and printed text"
+       for domain, name in (("python", "terminal_tricks_raised_and_printed"), ("python", "stdio_terminal_tricks_printed"),
+                            ("cad", "terminal-tricks-printed"), ("cad", "terminal-tricks-raised"),
+                            ("rtl", "terminal_tricks"))},
+    ("python", "work_at_import"): "issue 26, 4: CPU time spent at import is not counted",
 }
 
 

@@ -6,8 +6,10 @@ long-lived sandbox. A harness (python_harness.py) that never runs candidate code
 the candidate returned or printed, or how it failed, and the harness alone decides each test's status
 and CPU time (the kernel's clock) and writes the records. Expected outputs stay on the host and are
 compared there; a report missing a test, repeating one or cut short never passes.
-Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test); the
-reference is timed once per task and process, in the same sandbox. With tracing on (option
+Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test), and
+in function mode the module's load gets one the same way; the reference is timed once per task and
+process, in the same sandbox. The run's CPU budget is the sum of them all: what the module's top-level
+code spends counts, in `cpu_s` and against the budget, like a test's time. With tracing on (option
 `trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the
 trace is stored with the outcome in metrics["trace"] (JSON).
 
@@ -50,6 +52,7 @@ MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a
 class Reference:
     cpu: list[float | None]  # per test; None where the reference failed
     answers: list[Any]  # per test: its return value or stdout (MISSING where it failed)
+    load_cpu: float | None = None  # its module's top-level code (function mode)
 
 
 class PythonBackend(Backend):
@@ -72,16 +75,17 @@ class PythonBackend(Backend):
         cases = load_cases(task, spec)
         reference = self.reference(task, spec, cases)
         limits = [spec.limit(cpu) for cpu in reference.cpu]
+        load_limit = spec.limit(reference.load_cpu) if spec.mode == "function" else 0.0
         expected = []
         for index, case in enumerate(cases):
             answer = case.output if case.output is not MISSING else reference.answers[index]
             if answer is MISSING:
                 raise RuntimeError(f"task {task.id}: test {index} has no expected output and the reference fails it")
             expected.append(answer)
-        judge = Judge(spec, cases, expected, limits, reference.cpu)
-        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits))
+        judge = Judge(spec, cases, expected, limits, reference.cpu, load_limit, reference.load_cpu)
+        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits, load_limit))
         if spec.tracing() and outcome.label != SYNTAX_ERROR and outcome.label != "Infra_Error":
-            outcome = with_trace(task, spec, candidate, cases, limits, outcome)
+            outcome = with_trace(task, spec, candidate, cases, limits, load_limit, outcome)
         return outcome
 
     def reference(self, task: Task, spec: PySpec, cases: list[Case]) -> Reference:
@@ -98,7 +102,7 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
     if not task.reference:
         return Reference([None] * len(cases), [MISSING] * len(cases))
     generous = [task.limits.cpu_s] * len(cases)
-    run = run_harness(task, spec, task.reference, cases, generous)
+    run = run_harness(task, spec, task.reference, cases, generous, task.limits.cpu_s)
     records = run.tests()
     cpu: list[float | None] = []
     answers: list[Any] = []
@@ -113,11 +117,13 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
         else:
             cpu.append(float(record["cpu"]))
             answers.append(record.get("stdout", ""))
-    return Reference(cpu, answers)
+    load = run.first("load") or {}
+    return Reference(cpu, answers, float(load["cpu"]) if load.get("status") == "ok" else None)
 
 
 def run_harness(
-    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
+    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], load_limit: float,
+    trace: dict[str, Any] | None = None,
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
     tests = [case.sandbox_input(spec.mode) for case in cases]
@@ -126,6 +132,7 @@ def run_harness(
         "entry": spec.entry_point,
         "tests": tests,
         "limits": limits,
+        "load_limit": load_limit,
         # a quarter of the job's output limit per test: results travel on the job's stdout
         "output_cap": task.limits.output_kb * 1024 // 4,
         "trace": trace,
@@ -140,14 +147,16 @@ def run_harness(
     return Run(result, parse_records(result.stdout), len(tests) if trace is None else 1)  # a trace run runs one test
 
 
-def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:
+def with_trace(
+    task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], load_limit: float, outcome: Outcome
+) -> Outcome:
     """Re-run one test under the line tracer and keep the trace with the outcome."""
     index = spec.trace_test if spec.trace_test is not None else int(outcome.metrics.get("first_failure", 0))
     if not 0 <= index < len(cases):
         index = 0
     trace = {"test": index, "max_events": spec.trace_events, "max_repr": spec.trace_repr}
     slow = [limit * TRACE_SLOWDOWN for limit in limits]
-    run = run_harness(task, spec, candidate, cases, slow, trace)
+    run = run_harness(task, spec, candidate, cases, slow, load_limit * TRACE_SLOWDOWN, trace)
     traces = [r for r in run.records if r.get("kind") == "trace"]
     record = traces[-1] if traces else None  # the harness writes its own last
     if record is None:
