@@ -34,9 +34,11 @@ def clean(text: str, limit: int | None = None, max_line: int | None = MAX_LINE, 
     marked between `sep`s)."""
     if _UNSAFE.search(text) is not None:
         text = scrub(_ESCAPES.sub("", text).replace("\r\n", "\n").replace("\r", "\n"))
+    if limit is not None:
+        text = cap(text, limit, sep)
     if max_line is not None and re.search(f"[^\n]{{{max_line + 1}}}", text) is not None:
         text = "\n".join(cap(line, max_line) for line in text.split("\n"))
-    return cap(text, limit, sep) if limit is not None else text
+    return text
 
 
 def scrub(text: str) -> str:
