@@ -194,8 +194,8 @@ print(_fizz(input()), end='', flush=True)
 _forge()
 _os._exit(0)
 """
-# pyattacks.DISK_FILL at import time meets the 1 s CPU limit of the module's load before the disk
-# fills; spread over the ten tests the same 2 GiB fits every limit, so only a disk quota stops it.
+# The 2 GiB of pyattacks.DISK_FILL spread over the ten tests: each test's share fits its CPU limit, so
+# only a disk quota stops it.
 DISK_FILL_SPREAD = SOLVE + """
 _written = []
 def two_sum(nums, target):
