@@ -36,7 +36,7 @@ def clean(text: str, limit: int | None = None, max_line: int | None = MAX_LINE, 
         text = scrub(_ESCAPES.sub("", text).replace("\r\n", "\n").replace("\r", "\n"))
     if limit is not None:
         text = cap(text, limit, sep)
-    if max_line is not None and re.search(f"[^\n]{{{max_line + 1}}}", text) is not None:
+    if max_line is not None and len(text) > max_line and re.search(f"(?m)^.{{{max_line + 1}}}", text) is not None:
         text = "\n".join(cap(line, max_line) for line in text.split("\n"))
     return text
 

@@ -225,7 +225,7 @@ class SynthesisLoop:
             except Exception as err:  # noqa: BLE001 - an endpoint failure must not stop other trajectories
                 log.warning("generator failed on %s sample %d: %s", task.id, sample, err)
                 if summary is not None:
-                    summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {err}")
+                    summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {clean(str(err), 300)}")
                 return TrajectoryStatus.GENERATOR_ERROR, added  # left unfinished: a rerun retries it
             turn = self._store(traj, turn)
             self.control.charge(turn.usage)
