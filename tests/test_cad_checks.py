@@ -88,7 +88,7 @@ def measured(volume: float = 1000.0, bbox: list[float] | None = None, solids: in
 
 def report(candidate: dict, faults: list | None = None, iou: float = 1.0, **compare: object) -> dict:
     return {"measure": {"candidate": candidate, "reference": measured(), "faults": faults or []},
-            "compare": {"iou": iou, "missing": [], "extra": [], **compare},
+            "compare": {"iou": iou, "consistent": True, "missing": [], "extra": [], **compare},
             "mesh": {"voxel_iou": 1.0, "chamfer": 0.0, "hausdorff": 0.0}}
 
 
@@ -118,12 +118,50 @@ def test_missing_and_extra_material_are_located() -> None:
     assert outcome.label == SHAPE_MISMATCH and "missing material 12.5 mm^3 (12.5 mm^3 at (40, 20, 2.5))" in outcome.diagnostic
 
 
-def test_without_exact_booleans_the_voxel_fallback_decides() -> None:
-    no_exact = report(measured())
-    no_exact.pop("compare")
-    assert judge(no_exact, Thresholds(), "").label == PASS
-    no_exact["mesh"]["voxel_iou"] = 0.9
-    assert judge(no_exact, Thresholds(), "").label == SHAPE_MISMATCH
+def test_a_solid_the_booleans_cannot_compare_never_passes_on_a_weaker_measure() -> None:
+    crashed = report(measured())
+    crashed.pop("compare")
+    crashed["failure"] = "the geometry kernel crashed (signal 11) while checking the solid"
+    outcome = judge(crashed, Thresholds(), "")
+    assert outcome.label == GEOMETRY_ERROR and "cannot be compared exactly" in outcome.diagnostic
+    assert "signal 11" in outcome.diagnostic and "iou" not in outcome.metrics  # the voxel IoU 1.0 decides nothing
+    contradicting = report(measured(), consistent=False)
+    outcome = judge(contradicting, Thresholds(), "")
+    assert outcome.label == GEOMETRY_ERROR and "contradict" in outcome.diagnostic
+    reference_too = {**crashed, "reference_not_compared": "the check job failed (exit 1): BooleanFailed"}
+    assert judge(reference_too, Thresholds(), "").is_infra
+
+
+def test_a_gate_the_task_sets_fails_when_its_metric_could_not_be_measured() -> None:
+    unmeasured = report(measured())
+    unmeasured["mesh"] = {"voxel_iou": None, "chamfer": None, "hausdorff": None}
+    assert judge(unmeasured, Thresholds(), "").label == PASS  # metrics only: nothing gates on them
+    for gate in (Thresholds(voxel_iou_min=0.9), Thresholds(chamfer_max=0.1)):
+        outcome = judge(unmeasured, gate, "")
+        assert outcome.label == SHAPE_MISMATCH and "(not measured)" in outcome.diagnostic
+    unmeasured.pop("mesh")  # the mesh stage never reported
+    assert judge(unmeasured, Thresholds(voxel_iou_min=0.9), "").label == SHAPE_MISMATCH
+
+
+def test_the_reference_is_compared_with_itself_only_when_the_candidate_could_not_be(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.domains.cad.backend import CadBackend
+
+    backend, calls = CadBackend(), []
+    candidate_report = {"measure": report(measured())["measure"], "complete": False, "failure": "kernel crashed"}
+    answers = {b"cand": candidate_report, b"ref": {"measure": report(measured())["measure"], "complete": False,
+                                                    "failure": "kernel crashed on the reference"}}
+    monkeypatch.setattr(backend, "_check_once", lambda shape, ref, options, limits: calls.append((shape, options)) or
+                        (dict(answers[shape]), "log"))
+    checked, _ = backend.check(b"cand", b"ref", Thresholds(), LIMITS)
+    assert [shape for shape, _ in calls] == [b"cand", b"ref"] and calls[1][1]["validity"] is False
+    assert checked["reference_not_compared"] == "kernel crashed on the reference"
+    answers[b"ref"] = {**report(measured()), "complete": True}
+    calls.clear()
+    checked, _ = backend.check(b"cand", b"ref", Thresholds(), LIMITS)
+    assert "reference_not_compared" not in checked and judge(checked, Thresholds(), "").label == GEOMETRY_ERROR
+    calls.clear()
+    answers[b"cand"] = {**report(measured()), "complete": True}
+    assert backend.check(b"cand", b"ref", Thresholds(), LIMITS)[0]["compare"] and len(calls) == 1
 
 
 # -- verdicts from the script's job ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ecot.domains.python.spec import PySpec, load_cases
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
 from ecot.sandbox import runner
 
-from .common import bundled_task, describe, evaluate, skip_unless_isolated
+from .common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 
 TASK_ID = "python/two_sum"
 
@@ -178,3 +178,51 @@ def test_a_timeout_record_is_a_timeout_whatever_else_it_says() -> None:
     tests = _passing(judge)
     tests[2] = {**tests[2], "status": "timeout", "limit": "cpu"}
     assert _outcome(judge, _lines(judge, tests)).label == TIMEOUT
+
+
+# -- the module's top-level code (issue 26, finding 4) ----------------------------------------------------
+SPIN_AT = """import resource
+def _spin(seconds):
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    end = usage.ru_utime + usage.ru_stime + seconds
+    while True:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        if usage.ru_utime + usage.ru_stime >= end:
+            return
+"""
+
+
+def test_cpu_spent_at_import_counts_in_cpu_s_and_the_ratio() -> None:
+    """The same work at import or in the first call costs the same CPU seconds and ratio."""
+    reference = bundled_task(TASK_ID).reference or ""
+    at_import = f"{SPIN_AT}_spin(0.5)\n{reference}"
+    in_call = f"{SPIN_AT}_calls = []\n" + reference.replace(
+        "def two_sum(nums, target):", "def two_sum(nums, target):\n    _calls.append(1)\n    if len(_calls) == 1:\n"
+        "        _spin(0.5)")
+    loaded, called = (evaluate(bundled_task(TASK_ID), code) for code in (at_import, in_call))
+    assert loaded.label == called.label == PASS, describe(loaded) + describe(called)
+    assert 0.5 <= float(loaded.metrics["load_cpu_s"]) < 0.7 and "load: ok (0.5" in loaded.log
+    for outcome in (loaded, called):
+        assert 0.5 <= float(outcome.metrics["cpu_s"]) < 0.8, describe(outcome)
+    assert float(loaded.metrics["cpu_ratio"]) > 0.5 * float(called.metrics["cpu_ratio"])
+
+
+def test_the_load_and_the_tests_share_the_runs_cpu_budget() -> None:
+    """Limits of 0.2 s (floor) per test and for the load: a 2.2 s budget. 1.9 s at import fits it, and
+    then the tests have only what is left: 0.15 s each runs out of the budget by the third test."""
+    task = with_changes(bundled_task(TASK_ID), {"time_floor_s": 0.2})
+    reference = task.reference or ""
+    candidate = f"{SPIN_AT}_spin(1.9)\n" + reference.replace(
+        "def two_sum(nums, target):", "def two_sum(nums, target):\n    _spin(0.15)")
+    outcome = evaluate(task, candidate)
+    assert outcome.label == TIMEOUT and "ran out of the run's CPU budget (2.20 s" in outcome.diagnostic, describe(outcome)
+    assert int(outcome.metrics["first_failure"]) in (1, 2)
+
+
+def test_the_judge_adds_the_loads_cpu_to_the_runs_and_the_references() -> None:
+    judge = dataclasses.replace(_judge(), load_limit=1.0, reference_load_cpu=0.01)
+    text = _lines(judge, _passing(judge)).replace('"cpu": 0.0}', '"cpu": 0.5}', 1)
+    outcome = _outcome(judge, text)
+    assert outcome.label == PASS and outcome.metrics["load_cpu_s"] == 0.5
+    assert outcome.metrics["cpu_s"] == pytest.approx(0.5 + 10 * 0.001)
+    assert outcome.metrics["cpu_ratio"] == pytest.approx((0.5 + 0.01) / (10 * 0.001 + 0.01), rel=1e-2)

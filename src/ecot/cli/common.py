@@ -152,23 +152,33 @@ def outcome_json(task: Task, outcome: Outcome) -> str:
 
 
 def print_outcome(task: Task, outcome: Outcome) -> None:
+    """The verdict line, then the diagnostic and metrics in a column of their own: what the candidate
+    wrote (its exception message, say) never starts a line, so it cannot pass for a verdict line."""
+    from rich.table import Table
+    from rich.text import Text
+
     colour = "green" if outcome.passed else "red"
     console = _console()
     console.print(f"[bold]{task.id}[/bold]  [{colour}]{outcome.label}[/{colour}]  ({outcome.wall_s:.3f} s)")
-    console.print(f"diagnostic: {outcome.diagnostic}", markup=False, highlight=False)
+    details = Table.grid(padding=(0, 1))
+    details.add_column(no_wrap=True)
+    details.add_column(overflow="fold")
+    details.add_row("diagnostic:", Text(outcome.diagnostic))
     if outcome.metrics:
-        console.print("metrics: " + ", ".join(f"{k}={v}" for k, v in sorted(outcome.metrics.items())), markup=False)
+        details.add_row("metrics:", Text(", ".join(f"{k}={v}" for k, v in sorted(outcome.metrics.items()))))
+    console.print(details, highlight=False)
 
 
 def outcome_table(rows: Iterable[tuple[Task, Outcome]], title: str) -> Table:
     from rich.table import Table
+    from rich.text import Text  # a diagnostic is text, never rich markup
 
     table = Table(title=title, show_lines=False)
     for column in ("task", "label", "diagnostic", "s"):
         table.add_column(column, overflow="fold" if column == "diagnostic" else "ellipsis")
     for task, outcome in rows:
         colour = "green" if outcome.passed else "red"
-        table.add_row(task.id, f"[{colour}]{outcome.label}[/{colour}]", outcome.diagnostic[:120], f"{outcome.wall_s:.2f}")
+        table.add_row(task.id, f"[{colour}]{outcome.label}[/{colour}]", Text(outcome.diagnostic[:120]), f"{outcome.wall_s:.2f}")
     return table
 
 

@@ -22,6 +22,7 @@ def print_report(store: Any, run_id: int, summary: Any, prices: Any) -> None:
 
 def summary_table(store: Any, run_id: int, summary: Any) -> Any:
     from rich.table import Table
+    from rich.text import Text
 
     per_domain: dict[str, Counter[str]] = defaultdict(Counter)
     rounds: dict[str, list[int]] = defaultdict(list)
@@ -44,12 +45,14 @@ def summary_table(store: Any, run_id: int, summary: Any) -> Any:
         captions.append(f"{len(summary.generator_errors)} generator errors (rerun to retry): {summary.generator_errors[0]}")
     if summary.harness_errors:  # the backend could not judge: a broken task bundle or toolchain, not the code
         captions.append(f"{len(summary.harness_errors)} trajectories ended by Infra_Error: {summary.harness_errors[0]}")
-    table.caption = "\n".join(captions) or None
+    if summary.crashes:  # ecot itself failed on these (a bug): the others went on, a rerun retries them
+        captions.append(f"{len(summary.crashes)} trajectories ecot failed on (rerun to retry): {summary.crashes[0]}")
+    table.caption = Text("\n".join(captions)) if captions else None  # they quote diagnostics: text, never markup
     return table
 
 
 def exit_status(summary: Any, control: Any) -> int:
-    """1 for errors (a generator, a harness, a lost endpoint), else 3 when a budget stopped the run, else 0."""
-    if summary.generator_errors or summary.harness_errors or (summary.stop_reason and not control.budget_hit):
+    """1 for errors (a generator, a harness, ecot itself, a lost endpoint), else 3 when a budget stopped the run, else 0."""
+    if summary.generator_errors or summary.harness_errors or summary.crashes or (summary.stop_reason and not control.budget_hit):
         return EXIT_FAILED
     return EXIT_BUDGET if summary.stop_reason else EXIT_OK

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Self
 
+from ecot.core.clean import cap, clean, scrub
+
 
 class LabelKind(StrEnum):
     """The coarse meaning of an outcome label, shared by every domain."""
@@ -55,6 +57,9 @@ TRUNCATED: str = SharedLabel.TRUNCATED.value  # the answer hit the response leng
 NOT_RUN: tuple[str, ...] = (NO_CODE, TRUNCATED)  # labels given by the loop itself: no toolchain judged code
 
 LOG_LIMIT = 8000  # characters of the full log kept with an outcome
+DIAGNOSTIC_LIMIT = 4000  # characters of a diagnostic
+METRIC_TEXT_LIMIT = 2000  # characters of a text metric (bulky records are cleaned, never cut)
+NAME_LIMIT = 200  # characters of a metric name or a tool version
 Metric = float | int | str | bool
 
 
@@ -66,6 +71,17 @@ class Outcome:
     metrics: dict[str, Metric] = field(default_factory=dict)
     tool_versions: dict[str, str] = field(default_factory=dict)
     wall_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Every text here can hold what a candidate printed or raised: cleaned once, where every
+        outcome is built, so no store, export, terminal or report sees it raw (see core/clean.py)."""
+        metrics = {clean(str(key), NAME_LIMIT): _clean_metric(str(key), value) for key, value in self.metrics.items()}
+        versions = {clean(str(k), NAME_LIMIT): clean(str(v), NAME_LIMIT) for k, v in self.tool_versions.items()}
+        for name, value in (("label", clean(str(self.label), NAME_LIMIT)),
+                            ("diagnostic", clean(str(self.diagnostic), DIAGNOSTIC_LIMIT)),
+                            ("log", clean(str(self.log), LOG_LIMIT, sep="\n")),
+                            ("metrics", metrics), ("tool_versions", versions)):
+            object.__setattr__(self, name, value)
 
     @property
     def passed(self) -> bool:
@@ -100,11 +116,15 @@ def shown_metrics(metrics: dict[str, Metric]) -> dict[str, Metric]:
 
 def truncate_log(text: str, limit: int = LOG_LIMIT) -> str:
     """Keep the head and the tail of a long log: errors cluster at both ends."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    dropped = len(text) - 2 * half
-    return f"{text[:half]}\n... [{dropped} characters cut] ...\n{text[-half:]}"
+    return cap(text, limit, sep="\n")
+
+
+def _clean_metric(name: str, value: Metric) -> Metric:
+    if not isinstance(value, str):
+        return value
+    if name in BULKY_METRICS:  # a JSON record: cleaning characters keeps it JSON, cutting it would not
+        return scrub(value)
+    return clean(value, METRIC_TEXT_LIMIT)
 
 
 def infra_error(diagnostic: str, log: str = "", **metrics: Metric) -> Outcome:

@@ -21,6 +21,7 @@ class TrajectoryStatus(StrEnum):
     ERROR = "error"  # the harness kept failing (Infra_Error); the code is not blamed
     STOPPED = "stopped"  # a spent budget or an endpoint that went away stopped it; a rerun resumes it
     GENERATOR_ERROR = "generator_error"  # the generator failed; a rerun retries it
+    CRASHED = "crashed"  # ecot itself failed on it (a bug, reported); the others go on, a rerun retries it
     SKIPPED = "skipped"  # finished by an earlier run
 
     @property

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ecot.core.clean import encodable
 from ecot.core.domain import Domain, find_domain
 from ecot.core.errors import EcotError, TaskOptionsError, ToolMissingError
 from ecot.core.outcome import Outcome, infra_error
@@ -163,8 +164,8 @@ class Backend(ABC):
         if task.domain != self.domain:
             raise ValueError(f"task {task.id} is domain '{task.domain}', not '{self.domain}'")
         start = time.monotonic()
-        try:
-            outcome = self.evaluate(task, candidate)
+        try:  # a lone surrogate (a model's answer may hold one) cannot be written as UTF-8: U+FFFD instead
+            outcome = self.evaluate(task, encodable(candidate))
         except Exception as err:  # noqa: BLE001 - any harness crash is an infrastructure failure
             outcome = infra_error(f"{self.domain} backend failed: {type(err).__name__}: {err}")
         return Outcome(

@@ -18,10 +18,11 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ecot.core.outcome import Outcome, no_code, truncated
+from ecot.core.clean import clean
+from ecot.core.outcome import Outcome, infra_error, no_code, truncated
 from ecot.core.task import Task
 from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Turn
 from ecot.generators.base import Generation, Generator
@@ -107,6 +108,7 @@ class RunSummary:
     labels: Counter[str] = field(default_factory=Counter)
     generator_errors: list[str] = field(default_factory=list)
     harness_errors: list[str] = field(default_factory=list)  # trajectories ended by Infra_Error: task#sample: why
+    crashes: list[str] = field(default_factory=list)  # trajectories ecot itself failed on: task#sample: why
     stop_reason: str | None = None  # why the run stopped early (a budget, the endpoint); None when it did not
 
     def add(self, status: TrajectoryStatus, new_turns: Sequence[Turn]) -> None:
@@ -177,7 +179,12 @@ class SynthesisLoop:
 
         async def one(task: Task, sample: int, first: FirstTurns | None) -> None:
             async with gate:
-                status, new_turns = await self.run_trajectory(run_id, task, sample, summary, first)
+                try:
+                    status, new_turns = await self.run_trajectory(run_id, task, sample, summary, first)
+                except Exception as err:  # noqa: BLE001 - one trajectory's failure must not cost the others theirs
+                    log.exception("ecot failed on %s sample %d", task.id, sample)
+                    summary.crashes.append(f"{task.id}#{sample}: {type(err).__name__}: {clean(str(err), 300)}")
+                    status, new_turns = TrajectoryStatus.CRASHED, []
             summary.add(status, new_turns)
             if status == TrajectoryStatus.ERROR and new_turns:
                 summary.harness_errors.append(f"{task.id}#{sample}: {new_turns[-1].outcome.diagnostic}")
@@ -218,15 +225,28 @@ class SynthesisLoop:
             except Exception as err:  # noqa: BLE001 - an endpoint failure must not stop other trajectories
                 log.warning("generator failed on %s sample %d: %s", task.id, sample, err)
                 if summary is not None:
-                    summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {err}")
+                    summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {clean(str(err), 300)}")
                 return TrajectoryStatus.GENERATOR_ERROR, added  # left unfinished: a rerun retries it
-            self.store.append_turn(traj, turn)
+            turn = self._store(traj, turn)
             self.control.charge(turn.usage)
             self.counters.turn_stored(turn.outcome.label, turn.usage)
             added.append(turn)
             await self._after_turn(traj, turn, task)
         self.store.finish(traj, status)
         return status, added
+
+    def _store(self, traj: Trajectory, turn: Turn) -> Turn:
+        """Append the turn; one the store refuses is replaced by an Infra_Error turn that says why, so the
+        trajectory ends (as an error) instead of failing again on every rerun."""
+        try:
+            self.store.append_turn(traj, turn)
+            return turn
+        except Exception as err:  # noqa: BLE001 - reported in the turn that replaces it
+            log.warning("turn %d of %s could not be stored: %s", turn.index, traj.task_id, err)
+            why = f"the turn could not be stored ({type(err).__name__}: {clean(str(err), 300)}); its answer is dropped"
+            stand_in = replace(turn, reasoning="", code=None, raw="", reasoning_content=None, outcome=infra_error(why))
+            self.store.append_turn(traj, stand_in)
+            return stand_in
 
     def _status(self, traj: Trajectory) -> TrajectoryStatus | None:
         final = traj.final

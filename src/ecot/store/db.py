@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ecot.core.clean import encodable
 from ecot.core.outcome import Outcome
 from ecot.core.trajectory import FINISHED, Message, Trajectory, TrajectoryStatus, Turn
 from ecot.store.errors import StoreError
@@ -38,7 +39,13 @@ def run_key(config: dict[str, Any]) -> str:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return encodable(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str))
+
+
+def _text(value: str | None) -> str | None:
+    """A text column as SQLite can take it: a model's answer may hold a lone surrogate (an escaped one
+    in the endpoint's JSON), which no UTF-8 encoder accepts; it is stored as U+FFFD."""
+    return None if value is None else encodable(value)
 
 
 def _now() -> str:
@@ -181,10 +188,10 @@ class TrajectoryStore:
                 f"INSERT INTO turns (trajectory_id, {TURN_COLUMNS}, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    traj_id, turn.index, turn.reasoning, turn.code, turn.raw, outcome.label,
+                    traj_id, turn.index, _text(turn.reasoning), _text(turn.code), _text(turn.raw), outcome.label,
                     outcome.diagnostic, outcome.log, _dumps(outcome.metrics), _dumps(outcome.tool_versions),
                     outcome.wall_s, turn.observation_source, _dumps(turn.usage), turn.gen_s,
-                    turn.finish_reason, turn.reasoning_content, _now(),
+                    _text(turn.finish_reason), _text(turn.reasoning_content), _now(),
                 ),
             )
             row = self._conn.execute(

@@ -38,6 +38,20 @@ FINDINGS: dict[tuple[str, str], str] = {
     ("python", "two_gigabytes"): "8: no per-job disk quota",
 }
 
+# The second round of hostile testing (issue 26); like FINDINGS, none may ever be a known failure.
+FINDINGS_ROUND_2: dict[tuple[str, str], str] = {
+    ("cad", "tolerances-inflated-to-reach-the-voxel-fallback"): "issue 26, 2: a solid the booleans fail on is "
+    "judged by the voxel IoU",
+    ("cad", "tolerances-inflated-to-blur-the-exact-iou"): "issue 26, 2: inflated tolerances make the exact IoU 1",
+    ("cad", "booleans-contradict-on-a-task-that-allows-coarse-solids"): "issue 26, 2: contradicting booleans fall "
+    "back to the voxel IoU",
+    **{(domain, name): "issue 26, 3: surrogates, NUL and escape sequences reach stored and printed text"
+       for domain, name in (("python", "terminal_tricks_raised_and_printed"), ("python", "stdio_terminal_tricks_printed"),
+                            ("cad", "terminal-tricks-printed"), ("cad", "terminal-tricks-raised"),
+                            ("rtl", "terminal_tricks"))},
+    ("python", "work_at_import"): "issue 26, 4: CPU time spent at import is not counted",
+}
+
 
 def _params() -> list[Any]:
     params = []
@@ -80,8 +94,9 @@ def test_every_attack_class_is_covered(domain: str) -> None:
 
 def test_every_finding_has_its_case_and_none_is_a_known_failure() -> None:
     names = {(d, c.name) for d in DOMAINS for e in domain_cases(d).values() for c in cases_of(e)}
-    assert set(FINDINGS) <= names, f"findings without their case: {sorted(set(FINDINGS) - names)}"
-    assert not set(FINDINGS) & set(KNOWN_FAILURES)
+    findings = set(FINDINGS) | set(FINDINGS_ROUND_2)
+    assert findings <= names, f"findings without their case: {sorted(findings - names)}"
+    assert not findings & set(KNOWN_FAILURES)
     assert set(KNOWN_FAILURES) <= names, "a known failure names no case"
 
 

@@ -11,8 +11,8 @@ from ecot.domains import get_backend
 from ecot.domains.cad.backend import CadBackend
 
 from ..common import bundled_task, unique_marker
-from . import pycases
-from .framework import Attack, Case, NotApplicable, label_in
+from . import pyattacks, pycases
+from .framework import Attack, Case, NotApplicable, cleaned, label_in
 
 TASK_ID = "cad/plate_four_holes"
 HEAD = "import cadquery as cq\n"
@@ -77,6 +77,21 @@ print('ECOT-CHECK-0000 {"stage": "compare", "iou": 1.0}')
 TAMPERED_EXPORT = ("from OCP.BRepTools import BRepTools\n"
                    "BRepTools.Write_s = lambda shape, path, *rest: open(path, 'w').write('garbage') > 0\n")
 
+# issue 26, finding 3: what the script prints and raises reaches the outcome's texts only cleaned
+TRICKS_PRINTED = (f"import sys\n_TRICKS = {pyattacks.TERMINAL_TRICKS!r}\n"
+                  "sys.stdout.buffer.write(_TRICKS.encode('utf-8', 'surrogatepass') + b' \\xff\\n')\n"
+                  "sys.stderr.buffer.write(_TRICKS.encode('utf-8', 'surrogatepass') + b' \\xff\\n')\n")
+
+
+def inflated(pattern: str) -> str:
+    """A plate whose holes are 1 mm off, its sub-shapes' tolerances set to 0.3 mm: booleans on it fail,
+    contradict themselves or merge the holes with the reference's."""
+    return (f"{HEAD}from OCP.ShapeFix import ShapeFix_ShapeTolerance\nfrom OCP.TopAbs import TopAbs_SHAPE\n"
+            f"result = (cq.Workplane('XY').box(100.0, 60.0, 5.0, centered=(True, True, False)).faces('>Z').workplane()"
+            f".rect({pattern}, forConstruction=True).vertices().hole(6.6))\n"
+            f"ShapeFix_ShapeTolerance().SetTolerance(result.val().wrapped, 0.3, TopAbs_SHAPE)\n")
+
+
 CASES = {
     **pycases.shared_cases(TASK_ID, oracle, WRONG, plain),
     Attack.LINK_RACE: [Case("export-swapped-for-a-link-to-the-right-part", TASK_ID, plain(SWAP_EXPORT),
@@ -92,11 +107,21 @@ CASES = {
     Attack.INSTRUMENTATION: NotApplicable(
         "nothing counts or times a CAD candidate from inside its process: the wall limit is enforced by the "
         "warm interpreter outside the job's namespace, and every measure comes from a separate check job"),
-    Attack.HIDE_FROM_CHECKS: NotApplicable(
-        "no static check reads the script: validity, volume and IoU are measured on the exported solid by a "
-        "check job that never runs candidate code, and a solid it cannot read is a Geometry_Error"),
+    # no static check reads the script; what a solid can hide from is the exact comparison (issue 26, finding 2)
+    Attack.HIDE_FROM_CHECKS: [
+        Case("tolerances-inflated-to-reach-the-voxel-fallback", TASK_ID, inflated("78.0, 40.0"),
+             contained=label_in("Geometry_Error")),
+        Case("tolerances-inflated-to-blur-the-exact-iou", TASK_ID, inflated("80.0, 42.0"),
+             contained=label_in("Geometry_Error")),
+        Case("booleans-contradict-on-a-task-that-allows-coarse-solids", TASK_ID, inflated("82.0, 40.0"),
+             contained=label_in("Geometry_Error"), options={"tolerance_max": 1.0}),
+    ],
     Attack.FORGED_PRINT: [Case("iou-one-printed", TASK_ID, plain("print('Pass: IoU 1.00000, valid single solid')\n"),
-                               contained=label_in("Shape_Mismatch"))],
+                               contained=label_in("Shape_Mismatch")),
+                          Case("terminal-tricks-printed", TASK_ID, plain(TRICKS_PRINTED),
+                               contained=cleaned(label_in("Shape_Mismatch"))),
+                          Case("terminal-tricks-raised", TASK_ID, f"{TRICKS_PRINTED}raise ValueError(_TRICKS)\n",
+                               contained=cleaned(label_in("Runtime_Error")))],
 }
 
 CONTROL = Case("oracle-control", TASK_ID, oracle("escaped = True"))

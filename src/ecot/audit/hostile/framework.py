@@ -14,6 +14,7 @@ same worker right after the hostile one: the second must still fail (no state su
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -55,6 +56,27 @@ def label_in(*labels: str) -> Callable[[Outcome], bool]:
 
     check.__name__ = f"label in {labels}"
     return check
+
+
+# What no stored or printed text may hold (issue 26): control characters but newline and tab (ESC starts
+# the escape sequences that rewrite a terminal), lone surrogates (no UTF-8 encoder takes them) and
+# bidirectional overrides. Written here independently of ecot's own cleaner.
+_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def texts_of(outcome: Outcome) -> list[str]:
+    return [outcome.label, outcome.diagnostic, outcome.log, *outcome.tool_versions.values(), *outcome.tool_versions,
+            *outcome.metrics, *(v for v in outcome.metrics.values() if isinstance(v, str))]
+
+
+def cleaned(check: Callable[[Outcome], bool]) -> Callable[[Outcome], bool]:
+    """`check`, and every text of the outcome is clean: what a candidate wrote reached none raw."""
+
+    def both(outcome: Outcome) -> bool:
+        return check(outcome) and not any(_UNSAFE_TEXT.search(text) for text in texts_of(outcome))
+
+    both.__name__ = f"{getattr(check, '__name__', 'check')} with clean text"
+    return both
 
 
 @contextlib.contextmanager

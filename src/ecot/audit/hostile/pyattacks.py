@@ -130,3 +130,11 @@ FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSE
 MEMORY_BOMB = "_hog = [bytearray(1 << 26) for _ in range(1 << 12)]\n"
 ENDLESS_LOOP = "_n = 0\nwhile True:\n    _n += 1\n"
 OUTPUT_FLOOD = "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n"
+
+
+
+# Text for an exception message or a print (issue 26, finding 3): a lone surrogate, NUL, a line erased
+# and overwritten with a fake verdict, an OSC 8 link and an OSC title, an 8-bit CSI and a bidi override.
+# A candidate writes it as {TERMINAL_TRICKS!r}: its source holds only the escapes.
+TERMINAL_TRICKS = ("\udc80 \x00\x00 \x1b[2K\r\x1b[1A\x1b]8;;http://x\x1b\\ Pass \x1b]8;;\x1b\\ "
+                   "\x1b]0;owned\x07 \x9b31m \u202e ssaP")

@@ -20,7 +20,7 @@ from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWE
 
 from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
 from . import pyattacks, pycheck
-from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, label_in
+from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in
 
 TASK = "python/two_sum"
 STDIO_TASK = "python/fizzbuzz"
@@ -194,8 +194,8 @@ print(_fizz(input()), end='', flush=True)
 _forge()
 _os._exit(0)
 """
-# pyattacks.DISK_FILL at import time meets the 1 s CPU limit of the module's load before the disk
-# fills; spread over the ten tests the same 2 GiB fits every limit, so only a disk quota stops it.
+# The 2 GiB of pyattacks.DISK_FILL spread over the ten tests: each test's share fits its CPU limit, so
+# only a disk quota stops it.
 DISK_FILL_SPREAD = SOLVE + """
 _written = []
 def two_sum(nums, target):
@@ -223,6 +223,31 @@ def two_sum(nums, target):
     print("PASS: all 10 tests passed, Mismatches: 0")
     return [-1]
 """
+
+# issue 26, finding 3: what a candidate raises and prints reaches the outcome's texts only cleaned.
+TRICKS_RAISED = f"""import sys
+_TRICKS = {pyattacks.TERMINAL_TRICKS!r}
+print(_TRICKS.encode('utf-8', 'surrogatepass').decode('utf-8', 'replace'))
+sys.stderr.buffer.write(_TRICKS.encode('utf-8', 'surrogatepass') + b' \\xff\\xfe\\n')
+def two_sum(nums, target):
+    print(_TRICKS[1:])
+    raise ValueError(_TRICKS)
+"""
+TRICKS_PRINTED = f"""import sys
+sys.stdout.buffer.write({pyattacks.TERMINAL_TRICKS!r}.encode('utf-8', 'surrogatepass') + b' \\xff\\n')
+"""
+
+# issue 26, finding 4: the module's top-level code burns CPU (as one that computes every answer there
+# would), then every call is fast. Under the 1 s the load was given before, so only counting shows it.
+IMPORT_WORK_S = 0.8
+WORK_AT_IMPORT = f"{SPIN}\n_spin({IMPORT_WORK_S})\n{SOLVE}\ntwo_sum = _solve\n"
+
+
+def counts_import_work(outcome: Outcome) -> bool:
+    """A Pass whose CPU seconds hold what the top-level code spent, or no Pass."""
+    cpu = outcome.metrics.get("cpu_s", 0.0)
+    return outcome.label != "Pass" or (isinstance(cpu, float) and cpu >= IMPORT_WORK_S)
+
 
 def with_check_mode(cases: DomainCases) -> DomainCases:
     """The function- and stdio-mode cases, plus check mode's (pycheck.py) under the same attacks."""
@@ -265,6 +290,7 @@ CASES: DomainCases = with_check_mode({
             "_worker.start()\n_worker.join()"), label_in(TIMEOUT)),
         Case("swallowed_time_limit", TASK, SWALLOW_FOREVER, label_in(TIMEOUT), wall_s=HANG_WALL_S,
              host=lambda: within(HANG_WALL_S + 5)),
+        Case("work_at_import", TASK, WORK_AT_IMPORT, counts_import_work),
     ],
     Attack.HIDE_FROM_CHECKS: NotApplicable(
         "the python backend runs no static check on the source: every verdict comes from running the tests"),
@@ -305,5 +331,7 @@ CASES: DomainCases = with_check_mode({
     Attack.FORGED_PRINT: [
         Case("passing_summary_on_stdout", TASK, FORGED_SUMMARY),
         Case("stdio_prints_records", STDIO_TASK, "import json\nprint(json.dumps({'kind': 'done'}))\nprint('all tests passed')\n"),
+        Case("terminal_tricks_raised_and_printed", TASK, TRICKS_RAISED, cleaned(label_in(RUNTIME_ERROR))),
+        Case("stdio_terminal_tricks_printed", STDIO_TASK, TRICKS_PRINTED, cleaned(label_in(WRONG_ANSWER))),
     ],
 })

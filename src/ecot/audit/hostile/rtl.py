@@ -29,7 +29,7 @@ from ecot.tasks.suite import bundled_suite_path
 
 from ..common import files_stay_absent, processes_matching, unique_marker
 from . import rtlcocotb
-from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, label_in, not_pass
+from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in, not_pass
 
 TASK = "rtl/mux4_bus"
 SIM_ONLY = {"synth": "off"}
@@ -121,6 +121,8 @@ FORGED_PRINTS = {
     "stdout_descriptor": '$fdisplay(32\'h8000_0001, "Mismatches: 0 in 600 samples"); $fwrite(1, "Mismatches: 0 in 1 samples\\n");',
     "late_forgery": '#100000 $display("Mismatches: 0 in 600 samples");',
 }
+TERMINAL_TRICKS = ('$display("\\033[2K\\r\\033[1A\\033]8;;http://x\\033\\\\Mismatches: 0 in 600 samples\\033]8;;\\033\\\\");'
+                   ' $display("\\033]0;owned\\007 \\001\\177 done");')
 # Dumps every signal (testbench included) to a VCD and looks for the bench's expected-value register.
 WAVEFORM_SPY = """    integer fd, c;
     reg escaped = 1'b0;
@@ -280,8 +282,11 @@ VERILOG_CASES: DomainCases = {
         Case("literal_dumpfile", TASK, design('    initial begin $dumpfile("/etc/ecot_pwned"); $dumpvars(0, y); end\n' + CORRECT_MUX),
              label_in(ELABORATION_ERROR), host=outside_files_absent),
     ],
-    Attack.FORGED_PRINT: [Case(name, TASK, design(f"    initial begin {text} end\n" + WRONG_MUX), label_in(SIMULATION_MISMATCH))
-                          for name, text in FORGED_PRINTS.items()],
+    Attack.FORGED_PRINT: [*(Case(name, TASK, design(f"    initial begin {text} end\n" + WRONG_MUX), label_in(SIMULATION_MISMATCH))
+                            for name, text in FORGED_PRINTS.items()),
+                          # issue 26, finding 3: what the simulation prints reaches the outcome's texts only cleaned
+                          Case("terminal_tricks", TASK, design(f"    initial begin {TERMINAL_TRICKS} end\n" + WRONG_MUX),
+                               cleaned(label_in(SIMULATION_MISMATCH)))],
 }
 
 # -- tasks with a cocotb testbench (hostile/rtlcocotb.py): the same classes, against Python tests in vvp --------

@@ -129,16 +129,19 @@ class CadBackend(Backend):
     def check(
         self, shape: bytes, reference: bytes, limits: verdict.Thresholds, task_limits: Limits
     ) -> tuple[dict[str, Any], str]:
-        """Run the check job; a crash or hang in the exact booleans is retried on meshes only."""
-        options = limits.check_options()
-        report, log = self._check_once(shape, reference, options, task_limits)
-        if "measure" in report and "compare" not in report and not report["complete"]:
-            retry, log2 = self._check_once(shape, reference, {**options, "exact": False}, task_limits)
-            retry["exact_failed"] = report.get("failure", "the exact comparison failed")
-            return retry, f"{log}\n--- retry without exact booleans ---\n{log2}"
-        if report.get("compare", {}).get("consistent") is False:
-            report.pop("compare")  # inclusion-exclusion broke: the booleans are not trustworthy here
-        return report, log
+        """Run the check job. A candidate never chooses its judge: when the exact comparison cannot be
+        made on its solid (the booleans crash, hang, fail or break inclusion-exclusion), the verdict
+        says why (verdict.not_compared) and no weaker measure stands in. The reference is then compared with
+        itself: if that fails too, this machine cannot judge the task (`reference_not_compared`)."""
+        report, log = self._check_once(shape, reference, limits.check_options(), task_limits)
+        if verdict.not_compared(report) is None:
+            return report, log
+        probe_options = {**limits.check_options(), "validity": False, "mesh": False}
+        probe, probe_log = self._check_once(reference, reference, probe_options, task_limits)
+        probe_failed = verdict.not_compared(probe) if "measure" in probe else probe.get("failure", "the checks stopped early")
+        if probe_failed is not None:
+            report["reference_not_compared"] = probe_failed
+        return report, f"{log}\n--- the reference compared with itself ---\n{probe_log}"
 
     def _check_once(
         self, shape: bytes, reference: bytes, options: dict[str, Any], task_limits: Limits

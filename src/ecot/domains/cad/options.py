@@ -16,12 +16,12 @@ class CadOptions(DomainOptions):
     volume_rtol: float = Field(0.001, ge=0, description="relative volume difference allowed")
     bbox_tol: float = Field(0.05, ge=0, description="mm, on each face of the axis-aligned bounding box")
     voxel_iou_min: float | None = Field(None, ge=0, le=1, description="normalized voxel IoU; a metric unless set")
-    voxel_fallback_min: float = Field(0.98, ge=0, le=1, description="replaces iou_min when the exact booleans fail")
     chamfer_max: float | None = Field(None, ge=0, description="mm, symmetric mean surface distance; a metric unless set")
     self_check: StrictBool = Field(True, description="BOPAlgo self-intersection analysis (slower on large parts)")
     voxels: int = Field(32, ge=8, le=20000, description="voxel grid size per axis")
     samples: int = Field(1000, ge=8, le=20000, description="surface points sampled for Chamfer distance")
     fuzzy: float = Field(1e-5, ge=0, description="mm, boolean fuzzy value for faces that coincide up to round-off")
+    tolerance_max: float = Field(1e-3, gt=0, description="mm, the largest sub-shape tolerance a candidate solid may claim")
     reference_step: str | None = Field(None, description="bundle STEP file that is the reference instead of the script")
 
     def check_bundle(self, files: Mapping[str, str]) -> None:

@@ -2,7 +2,8 @@
 
 Pure host-side logic (no OpenCascade): `script_outcome` reads the candidate job (syntax, runtime,
 kernel exceptions, crashes, limits), `judge` reads the check job's report (validity, single solid,
-bounding box, volume, exact IoU, optional voxel IoU and Chamfer limits).
+an exact comparison that could be made, bounding box, volume, exact IoU, optional voxel IoU and
+Chamfer limits).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, truncate_log
+from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Metric, Outcome, infra_error, truncate_log
 from ecot.core.task import Limits
 from ecot.domains.base import describe_options_error
 from ecot.domains.cad.domain import CadLabel
@@ -40,12 +41,12 @@ class Thresholds:
     volume_rtol: float = 0.001  # relative volume difference allowed
     bbox_tol: float = 0.05  # mm, on each face of the axis-aligned bounding box
     voxel_iou_min: float | None = None  # normalized voxel IoU (CAD-Coder style); a metric unless set
-    voxel_fallback_min: float = 0.98  # replaces iou_min when the exact booleans fail on the geometry
     chamfer_max: float | None = None  # mm, symmetric mean surface distance; a metric unless set
     self_check: bool = True  # BOPAlgo self-intersection analysis (slower on large parts)
     voxels: int = 32
     samples: int = 1000
     fuzzy: float = 1e-5  # mm, boolean fuzzy value for faces that coincide up to round-off
+    tolerance_max: float = 1e-3  # mm, a coarser sub-shape tolerance blurs the exact booleans: not comparable
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], where: str) -> Thresholds:
@@ -63,7 +64,8 @@ class Thresholds:
         return cls(**{f.name: getattr(options, f.name) for f in fields(cls)})
 
     def check_options(self) -> dict[str, Any]:
-        return {"self_check": self.self_check, "voxels": self.voxels, "samples": self.samples, "fuzzy": self.fuzzy}
+        return {"self_check": self.self_check, "voxels": self.voxels, "samples": self.samples, "fuzzy": self.fuzzy,
+                "tolerance_max": self.tolerance_max}
 
 
 # -- the candidate's script -------------------------------------------------------------------------
@@ -197,6 +199,21 @@ def metrics_of(report: dict[str, Any]) -> dict[str, Metric]:
     return found
 
 
+def not_compared(report: dict[str, Any]) -> str | None:
+    """Why the exact comparison of a measured, valid solid is missing or untrustworthy; None when it
+    was made (or when there is no such solid: the verdict then fails for that reason)."""
+    measure = report.get("measure")
+    if measure is None or measure.get("faults"):
+        return None
+    compare = report.get("compare")
+    if compare is None:
+        return str(report.get("failure") or "the check job ended before the exact comparison")
+    if compare.get("consistent") is not True:
+        return ("the boolean volumes contradict each other (volume(fuse) differs from volume(candidate) + "
+                "volume(reference) - volume(common))")
+    return None
+
+
 def judge(report: dict[str, Any], limits: Thresholds, log: str) -> Outcome:
     """The label and diagnostic from the check job's stages (see cad_checks)."""
     metrics, log = metrics_of(report), truncate_log(log)
@@ -213,6 +230,13 @@ def judge(report: dict[str, Any], limits: Thresholds, log: str) -> Outcome:
         return Outcome(GEOMETRY_ERROR, f"the result is {cand['solids']} separate solids (volumes {volumes} mm^3) where "
                        f"one connected part is required: a feature does not touch the body or a boolean split it; "
                        f"{_numbers(cand, ref)}", log, metrics)
+    if "reference_not_compared" in report:
+        return infra_error(f"the reference cannot be compared exactly with itself on this machine "
+                           f"({report['reference_not_compared']}), so no candidate can be judged", log)
+    why = not_compared(report)
+    if why is not None:
+        return Outcome(GEOMETRY_ERROR, f"the solid cannot be compared exactly with the reference: {why}; a solid the "
+                       f"boolean kernel cannot compare does not pass; {_numbers(cand, ref)}", log, metrics)
     problems = _mismatches(report, limits)
     if problems:
         compare = report.get("compare", {})
@@ -220,9 +244,8 @@ def judge(report: dict[str, Any], limits: Thresholds, log: str) -> Outcome:
                                        _pieces("extra", compare.get("extra", []))) if p)
         text = "; ".join(problems) + f"; {_numbers(cand, ref)}" + (f"; {where}" if where else "")
         return Outcome(SHAPE_MISMATCH, text, log, metrics)
-    iou = report.get("compare", {}).get("iou")
-    said = f"IoU {iou:.5f}" if iou is not None else f"voxel IoU {report.get('mesh', {}).get('voxel_iou')}"
-    return Outcome(PASS, f"valid single solid matching the reference: {said}; {_numbers(cand, ref)}", log, metrics)
+    iou = report["compare"]["iou"]
+    return Outcome(PASS, f"valid single solid matching the reference: IoU {iou:.5f}; {_numbers(cand, ref)}", log, metrics)
 
 
 def _mismatches(report: dict[str, Any], limits: Thresholds) -> list[str]:
@@ -235,13 +258,16 @@ def _mismatches(report: dict[str, Any], limits: Thresholds) -> list[str]:
     rel = abs(cand["volume"] - ref["volume"]) / abs(ref["volume"]) if ref["volume"] else 0.0
     if rel > limits.volume_rtol:
         found.append(f"volume differs by {rel:.2%}")
-    if "iou" in compare and compare["iou"] < limits.iou_min:
+    if compare["iou"] < limits.iou_min:
         found.append(f"IoU {compare['iou']:.4f} with the reference is below {limits.iou_min:g}")
-    voxel = mesh.get("voxel_iou")
-    voxel_min = limits.voxel_iou_min if "iou" in compare else max(limits.voxel_iou_min or 0.0, limits.voxel_fallback_min)
-    if voxel is not None and voxel_min and voxel < voxel_min:
-        found.append(f"normalized voxel IoU {voxel:.4f} is below {voxel_min:g}")
-    chamfer = mesh.get("chamfer")
-    if limits.chamfer_max is not None and chamfer is not None and chamfer > limits.chamfer_max:
-        found.append(f"Chamfer distance {chamfer:.4g} mm exceeds {limits.chamfer_max:g} mm")
+    # a gate the task sets is never skipped: a value the mesh stage could not measure fails it
+    voxel, chamfer = mesh.get("voxel_iou"), mesh.get("chamfer")
+    if limits.voxel_iou_min is not None and not (voxel is not None and voxel >= limits.voxel_iou_min):
+        found.append(f"normalized voxel IoU {_measured(voxel, '.4f')} is below {limits.voxel_iou_min:g}")
+    if limits.chamfer_max is not None and not (chamfer is not None and chamfer <= limits.chamfer_max):
+        found.append(f"Chamfer distance {_measured(chamfer, '.4g')} mm exceeds {limits.chamfer_max:g} mm")
     return found
+
+
+def _measured(value: float | None, spec: str) -> str:
+    return format(value, spec) if value is not None else "(not measured)"

@@ -6,8 +6,10 @@ long-lived sandbox. A harness (python_harness.py) that never runs candidate code
 the candidate returned or printed, or how it failed, and the harness alone decides each test's status
 and CPU time (the kernel's clock) and writes the records. Expected outputs stay on the host and are
 compared there; a report missing a test, repeating one or cut short never passes.
-Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test); the
-reference is timed once per task and process, in the same sandbox. With tracing on (option
+Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test), and
+in function mode the module's load gets one the same way; the reference is timed once per task and
+process, in the same sandbox. The run's CPU budget is the sum of them all: what the module's top-level
+code spends counts, in `cpu_s` and against the budget, like a test's time. With tracing on (option
 `trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the
 trace is stored with the outcome in metrics["trace"] (JSON).
 
@@ -54,6 +56,7 @@ MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a
 class Reference:
     cpu: list[float | None]  # per test; None where the reference failed
     answers: list[Any]  # per test: its return value or stdout (MISSING where it failed)
+    load_cpu: float | None = None  # its module's top-level code (function and check mode)
     failure: str = ""  # check mode: why the reference does not pass (the task is then not run here)
 
 
@@ -79,16 +82,17 @@ class PythonBackend(Backend):
         cases = load_cases(task, spec)
         reference = self.reference(task, lambda: _measure_reference(task, spec, cases))
         limits = [spec.limit(cpu) for cpu in reference.cpu]
+        load_limit = spec.limit(reference.load_cpu) if spec.mode == "function" else 0.0
         expected = []
         for index, case in enumerate(cases):
             answer = case.output if case.output is not MISSING else reference.answers[index]
             if answer is MISSING:
                 raise RuntimeError(f"task {task.id}: test {index} has no expected output and the reference fails it")
             expected.append(answer)
-        judge = Judge(spec, cases, expected, limits, reference.cpu)
-        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits))
+        judge = Judge(spec, cases, expected, limits, reference.cpu, load_limit, reference.load_cpu)
+        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits, load_limit))
         if spec.tracing() and outcome.label != SYNTAX_ERROR and outcome.label != "Infra_Error":
-            outcome = with_trace(task, spec, candidate, cases, limits, outcome)
+            outcome = with_trace(task, spec, candidate, cases, limits, load_limit, outcome)
         return outcome
 
     def _evaluate_check(self, task: Task, spec: PySpec, candidate: str) -> Outcome:
@@ -99,7 +103,9 @@ class PythonBackend(Backend):
             return infra_error(f"not run here: the task's reference does not pass its own check on this machine "
                                f"({reference.failure})")
         limits = [spec.limit(cpu) for cpu in reference.cpu]
-        return CheckJudge.of(spec, tests, limits, reference.cpu).outcome(run_job(task, spec, candidate, len(tests), limits))
+        load_limit = spec.limit(reference.load_cpu)
+        judge = CheckJudge.of(spec, tests, limits, reference.cpu, load_limit, reference.load_cpu)
+        return judge.outcome(run_job(task, spec, candidate, len(tests), limits, load_limit))
 
     def reference(self, task: Task, measure: Callable[[], Reference]) -> Reference:
         """CPU time and answers of the reference on every test, measured once per task and process."""
@@ -115,7 +121,7 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
     if not task.reference:
         return Reference([None] * len(cases), [MISSING] * len(cases))
     generous = [task.limits.cpu_s] * len(cases)
-    run = run_harness(task, spec, task.reference, cases, generous)
+    run = run_harness(task, spec, task.reference, cases, generous, task.limits.cpu_s)
     records = run.tests()
     cpu: list[float | None] = []
     answers: list[Any] = []
@@ -130,29 +136,34 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
         else:
             cpu.append(float(record["cpu"]))
             answers.append(record.get("stdout", ""))
-    return Reference(cpu, answers)
+    load = run.first("load") or {}
+    return Reference(cpu, answers, float(load["cpu"]) if load.get("status") == "ok" else None)
 
 
 def _measure_check_reference(task: Task, spec: PySpec, tests: list[str]) -> Reference:
     if not task.reference:
         return Reference([None] * len(tests), [MISSING] * len(tests))
     generous = [task.limits.cpu_s] * len(tests)
-    run = run_job(task, spec, task.reference, len(tests), generous)
-    outcome = CheckJudge.of(spec, tests, generous, [None] * len(tests)).outcome(run)
+    run = run_job(task, spec, task.reference, len(tests), generous, task.limits.cpu_s)
+    outcome = CheckJudge.of(spec, tests, generous, [None] * len(tests), task.limits.cpu_s).outcome(run)
     passed = outcome.label == PASS
     cpu: list[float | None] = [float(run.tests()[i]["cpu"]) if passed else None for i in range(len(tests))]
-    return Reference(cpu, [MISSING] * len(tests), "" if passed else f"{outcome.label}: {outcome.diagnostic}")
+    load = run.first("load") or {}
+    load_cpu = float(load["cpu"]) if passed and load.get("status") == "ok" else None
+    return Reference(cpu, [MISSING] * len(tests), load_cpu, "" if passed else f"{outcome.label}: {outcome.diagnostic}")
 
 
 def run_harness(
-    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], trace: dict[str, Any] | None = None
+    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], load_limit: float,
+    trace: dict[str, Any] | None = None,
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
-    return run_job(task, spec, code, [case.sandbox_input(spec.mode) for case in cases], limits, trace)
+    return run_job(task, spec, code, [case.sandbox_input(spec.mode) for case in cases], limits, load_limit, trace)
 
 
 def run_job(
-    task: Task, spec: PySpec, code: str, tests: list[str] | int, limits: list[float], trace: dict[str, Any] | None = None
+    task: Task, spec: PySpec, code: str, tests: list[str] | int, limits: list[float], load_limit: float,
+    trace: dict[str, Any] | None = None,
 ) -> Run:
     """One sandboxed harness run: over the tests' inputs, or in check mode over the check file's `tests`
     tests (the file goes in whole: the judge runs it and reads it where the candidate cannot)."""
@@ -162,6 +173,7 @@ def run_job(
         "entry": spec.entry_point,
         "tests": [None] * tests if isinstance(tests, int) else tests,
         "limits": limits,
+        "load_limit": load_limit,
         # a quarter of the job's output limit per test: results travel on the job's stdout
         "output_cap": task.limits.output_kb * 1024 // 4,
         "trace": trace,
@@ -183,14 +195,16 @@ def run_job(
     return Run(result, parse_records(result.stdout), count if trace is None else 1)  # a trace run runs one test
 
 
-def with_trace(task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], outcome: Outcome) -> Outcome:
+def with_trace(
+    task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], load_limit: float, outcome: Outcome
+) -> Outcome:
     """Re-run one test under the line tracer and keep the trace with the outcome."""
     index = spec.trace_test if spec.trace_test is not None else int(outcome.metrics.get("first_failure", 0))
     if not 0 <= index < len(cases):
         index = 0
     trace = {"test": index, "max_events": spec.trace_events, "max_repr": spec.trace_repr}
     slow = [limit * TRACE_SLOWDOWN for limit in limits]
-    run = run_harness(task, spec, candidate, cases, slow, trace)
+    run = run_harness(task, spec, candidate, cases, slow, load_limit * TRACE_SLOWDOWN, trace)
     traces = [r for r in run.records if r.get("kind") == "trace"]
     record = traces[-1] if traces else None  # the harness writes its own last
     if record is None:

@@ -24,8 +24,10 @@ class CheckJudge(Judge):
     """The python Judge, reading check-mode records: every test's verdict is the judge's own."""
 
     @classmethod
-    def of(cls, spec: PySpec, tests: list[str], limits: list[float], reference_cpu: list[float | None]) -> CheckJudge:
-        return cls(spec, [Case(text) for text in tests], [None] * len(tests), limits, reference_cpu)
+    def of(cls, spec: PySpec, tests: list[str], limits: list[float], reference_cpu: list[float | None],
+           load_limit: float, reference_load_cpu: float | None = None) -> CheckJudge:
+        return cls(spec, [Case(text) for text in tests], [None] * len(tests), limits, reference_cpu, load_limit,
+                   reference_load_cpu)
 
     def call_text(self, index: int) -> str:
         return clip(str(self.cases[index].input), 120)
@@ -42,7 +44,7 @@ class CheckJudge(Judge):
         outcome = replace(outcome, metrics={**outcome.metrics, **counted})
         if outcome.label != PASS:
             return outcome
-        cpu = sum(float(r.get("cpu", 0.0)) for r in records.values())
+        cpu = float(outcome.metrics.get("cpu_s", 0.0))  # the tests' and the module load's
         said = (f"all {len(self.cases)} tests of {self.spec.check} passed ({counted['assertions']} assertions, "
                 f"{counted['calls']} calls of {self.spec.entry_point}, {cpu * 1000:.1f} ms CPU)")
         return replace(outcome, diagnostic=said)

@@ -96,6 +96,12 @@ class Judge:
     expected: list[Any]
     limits: list[float]
     reference_cpu: list[float | None]
+    load_limit: float = 0.0  # the module's top-level code (function and check mode); with `limits`, the run's CPU budget
+    reference_load_cpu: float | None = None
+
+    @property
+    def budget(self) -> float:
+        return (self.load_limit if self.spec.mode != "stdio" else 0.0) + sum(self.limits)
 
     def call_text(self, index: int) -> str:
         case = self.cases[index]
@@ -127,7 +133,8 @@ class Judge:
         if status == "missing":
             return Outcome(RUNTIME_ERROR, f"solution.py does not define `{self.spec.entry_point}`", log)
         if status == "timeout":
-            return Outcome(TIMEOUT, "the module's top-level code did not finish within the time limit", log)
+            return Outcome(TIMEOUT, f"the module's top-level code did not finish within the run's CPU budget "
+                           f"({self.budget:.2f} s for it and every test)", log, {"load_cpu_s": _cpu_of(load)})
         if status == "memory":
             return Outcome(MEMORY_LIMIT, "the module's top-level code ran out of memory (MemoryError)", log)
         if status == "exit":
@@ -140,7 +147,8 @@ class Judge:
     def _tests(self, run: Run, log: str) -> Outcome:
         records = run.tests()
         failure: Outcome | None = None
-        passed, cpu = 0, 0.0
+        load_cpu = _cpu_of(run.first("load") or {})  # the module's top-level code counts like a test
+        passed, cpu = 0, load_cpu
         verdicts: dict[int, str] = {}
         for index in range(len(self.cases)):
             record = records[index]
@@ -149,7 +157,7 @@ class Judge:
             passed += problem is None
             verdicts[index] = "pass" if problem is None else problem.label
             failure = failure or problem
-        metrics = self._metrics(passed, cpu)
+        metrics = {**self._metrics(passed, cpu), **({"load_cpu_s": round(load_cpu, 4)} if run.first("load") else {})}
         log = _log(run, verdicts)
         if failure is not None:
             return Outcome(failure.label, failure.diagnostic, log, {**metrics, **failure.metrics})
@@ -161,8 +169,9 @@ class Judge:
     def _metrics(self, passed: int, cpu: float) -> dict[str, Any]:
         metrics: dict[str, Any] = {"tests": len(self.cases), "tests_passed": passed, "cpu_s": round(cpu, 4)}
         known = [c for c in self.reference_cpu if c is not None]
-        if known and sum(known) > 0 and passed == len(self.cases):
-            metrics["cpu_ratio"] = round(cpu / sum(known), 3)  # vs the reference, like Mercury's efficiency
+        reference = sum(known) + (self.reference_load_cpu or 0.0)  # both sides' top-level code counts
+        if known and reference > 0 and passed == len(self.cases):
+            metrics["cpu_ratio"] = round(cpu / reference, 3)  # vs the reference, like Mercury's efficiency
         return metrics
 
     def _check(self, index: int, record: dict[str, Any], run: Run, log: str) -> Outcome | None:
@@ -173,6 +182,10 @@ class Judge:
             if record.get("limit") == "wall":
                 wall = float(record.get("wall_limit", 0))
                 return Outcome(TIMEOUT, f"{where} exceeded its {wall:.2f} s wall-time limit (sleeping or blocked?)", log, first)
+            if record.get("limit") == "budget":
+                spent = _cpu_of(run.first("load") or {})
+                return Outcome(TIMEOUT, f"{where} ran out of the run's CPU budget ({self.budget:.2f} s for the module's "
+                               f"top-level code and every test; the top-level code used {_seconds(spent)})", log, first)
             ref = self.reference_cpu[index]
             told = f"; the reference needs {_seconds(ref)}" if ref is not None else ""
             return Outcome(TIMEOUT, f"{where} exceeded its {self.limits[index]:.2f} s CPU limit{told}", log, first)
@@ -241,6 +254,11 @@ class Judge:
                        "only the candidate's code could do that", log, first)
 
 
+def _cpu_of(record: dict[str, Any]) -> float:
+    cpu = record.get("cpu", 0.0)
+    return float(cpu) if isinstance(cpu, (int, float)) else 0.0
+
+
 def _ended(record: dict[str, Any]) -> str:
     """How a test's (or the module's) process ended without a proper report, for a diagnostic."""
     if record.get("status") == "bad_report":
@@ -296,7 +314,9 @@ def _log(run: Run, verdicts: dict[int, str] | None = None) -> str:
             lines.append(f"test {index}: {verdict} ({float(record.get('cpu', 0)):.4f} s CPU){_detail(record, error)}")
             if record.get("printed"):
                 lines.append(f"  printed: {clip(record['printed'], 300)}")
-        elif kind == "syntax" or (kind == "load" and record.get("status") != "ok"):
+        elif kind == "load" and record.get("status") == "ok":
+            lines.append(f"load: ok ({_cpu_of(record):.4f} s CPU)")
+        elif kind == "syntax" or kind == "load":
             lines.append(f"{kind}: {record.get('status', 'error')}{_detail(record, error)}")
         if error.get("traceback") and not traceback_shown:
             lines.append(str(error["traceback"]).rstrip())

@@ -6,9 +6,11 @@ Executed in a fresh fork of the warm interpreter that never ran candidate code:
 
 CANDIDATE and REFERENCE are read-once pipes holding BREP text. Each finished stage prints one line
 `TOKEN {"stage": ..., ...}` and flushes it, so when the kernel crashes or hangs in a later stage the
-host still has the earlier findings and knows where it stopped. Stages: `measure` (sizes and
-validity of both shapes), `compare` (exact IoU by boolean common/fuse, and where material is
-missing or extra), `mesh` (voxel IoU after normalization, Chamfer distance).
+host still has the earlier findings and knows where it stopped. Stages: `measure` (sizes of both
+shapes, validity of the candidate), `compare` (exact IoU by boolean common/fuse, and where material
+is missing or extra), `mesh` (voxel IoU after normalization, Chamfer distance). Options (JSON):
+`self_check`, `tolerance_max`, `fuzzy`, `voxels`, `samples`, and `validity` / `mesh` (false for the
+host's probe that compares the reference with itself).
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ from OCP.TopTools import TopTools_IndexedDataMapOfShapeListOfShape
 from ecot.domains.cad.jobs.shapes import bounding_box, rounded, sub_shapes, volume_and_center
 
 ZERO_LENGTH_MM = 1e-5  # shorter non-degenerate edges are flagged (BRepCheck accepts them)
+TOLERANCE_MAX_MM = 1e-3  # a sub-shape claiming a coarser accuracy blurs the exact booleans (see tolerance_faults)
 MAX_FAULTS_PER_KIND = 4
 _KIND_NAMES = {TopAbs_VERTEX: "vertex", TopAbs_EDGE: "edge", TopAbs_WIRE: "wire", TopAbs_FACE: "face",
                TopAbs_SHELL: "shell", TopAbs_SOLID: "solid"}
+_CASTS = {TopAbs_VERTEX: TopoDS.Vertex_s, TopAbs_EDGE: TopoDS.Edge_s, TopAbs_FACE: TopoDS.Face_s}
 
 
 # -- reading and measuring ---------------------------------------------------------------------
@@ -158,11 +162,27 @@ def self_intersections(shape: TopoDS_Shape) -> list[dict[str, Any]]:
     return faults
 
 
-def validity(shape: TopoDS_Shape, deep: bool) -> list[dict[str, Any]]:
+def tolerance_faults(shape: TopoDS_Shape, bound: float) -> list[dict[str, Any]]:
+    """Sub-shapes whose tolerance exceeds `bound` mm. OpenCascade treats geometry within a sub-shape's
+    tolerance as coincident, so a shape that claims 0.3 mm makes the booleans merge (or fail on) features
+    up to 0.3 mm apart: such a solid cannot be compared exactly and is rejected before it is compared."""
+    faults = []
+    for kind, cast in _CASTS.items():
+        for sub in sub_shapes(shape, kind):
+            value = float(BRep_Tool.Tolerance_s(cast(sub)))
+            if not value <= bound:  # NaN fails too
+                name = _KIND_NAMES[kind]
+                faults.append({"check": "tolerance", "kind": "ExcessiveTolerance", "shape": name, "at": where(sub),
+                               "size": value, "detail": f"{name} tolerance {value:.3g} mm exceeds {bound:g} mm: the "
+                               "solid is too coarse to be compared exactly with the reference"})
+    return faults
+
+
+def validity(shape: TopoDS_Shape, deep: bool, tolerance_max: float = TOLERANCE_MAX_MM) -> list[dict[str, Any]]:
     brep, topology = brep_faults(shape), topology_faults(shape)
     if topology and [f["kind"] for f in brep] == ["Invalid"]:
         brep = []  # the topology findings already say what is wrong
-    found = brep + topology
+    found = tolerance_faults(shape, tolerance_max) + brep + topology
     if deep and not found:
         found = self_intersections(shape)
     for solid in sub_shapes(shape, TopAbs_SOLID):
@@ -202,13 +222,14 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as err:
         emit(token, "unreadable", error=str(err))
         return
-    found = validity(candidate, bool(options.get("self_check", True)))
+    found = validity(candidate, bool(options.get("self_check", True)),
+                     float(options.get("tolerance_max", TOLERANCE_MAX_MM))) if options.get("validity", True) else []
     emit(token, "measure", candidate=measure(candidate), reference=measure(reference), faults=found,
          seconds=round(time.monotonic() - start, 4))
     if found or not options.get("compare", True):
         return
-    if options.get("exact", True):
-        emit(token, "compare", **cad_compare.exact(candidate, reference, float(options.get("fuzzy", 1e-5))))
-    emit(token, "mesh", **cad_compare.mesh_metrics(candidate, reference, int(options.get("voxels", 32)),
-                                                  int(options.get("samples", 1000))),
-         seconds=round(time.monotonic() - start, 4))
+    emit(token, "compare", **cad_compare.exact(candidate, reference, float(options.get("fuzzy", 1e-5))))
+    if options.get("mesh", True):
+        emit(token, "mesh", **cad_compare.mesh_metrics(candidate, reference, int(options.get("voxels", 32)),
+                                                      int(options.get("samples", 1000))),
+             seconds=round(time.monotonic() - start, 4))

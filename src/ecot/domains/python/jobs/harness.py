@@ -12,8 +12,10 @@ child does not hold:
 
 - CPU time: the kernel's CPU clock of the child (all its threads; it cannot start processes), read
   when the go-ahead is given and when the report arrives; the child waits between tests, and the
-  last window ends at its death (wait4), so every CPU second lands in some test's window. Over the
-  test's limit: SIGKILL, `timeout`.
+  last window ends at its death (wait4), so every CPU second lands in the load's or some test's
+  window. The run has a CPU budget, the sum of the load's and every test's limit: the module's load
+  may spend from all of it, a test at most its own limit and what is left. Over either: SIGKILL,
+  `timeout` (`limit` says which: "cpu" for the test's own limit, "budget" for the run's).
 - Wall time: our own clock, limit x wall_factor + 0.5 s (for code that sleeps): SIGKILL, `timeout`.
 - A child that dies without its report: `crash` (exit status or signal); a report that is not one
   well-formed frame for the test asked: `bad_report`. Tests after a fatal one are `skipped`.
@@ -228,12 +230,18 @@ class Plan:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.mode: str = spec["mode"]
         self.tests, self.limits = list(spec["tests"]), [float(x) for x in spec["limits"]]
+        self.load_limit = float(spec.get("load_limit", 0.0))  # the module's top-level code (function and check mode)
         self.trace: dict[str, Any] | None = spec.get("trace")
         if self.trace is not None:  # a trace run executes only the traced test
             index = int(self.trace["test"])
             self.tests, self.limits = self.tests[index : index + 1], self.limits[index : index + 1]
         self.cap = int(spec.get("output_cap", 1 << 20))  # a test's printed output or return value, in characters
         self.wall_factor = float(spec.get("wall_factor", 3.0))
+
+    @property
+    def budget(self) -> float:
+        """CPU seconds of the whole run: the load's limit and every test's."""
+        return (self.load_limit if self.mode != "stdio" else 0.0) + sum(self.limits)
 
     @property
     def frame_cap(self) -> int:
@@ -284,12 +292,13 @@ def _values(report: dict[str, Any], cap: int) -> dict[str, Any]:
 
 def run(job: dict[str, Any], plan: Plan, emit: Emit, checks: Any = None) -> Child:
     """One child for the run: in function and check mode the module's load first, then every test in
-    turn (check mode: the check code runs here and calls the candidate in the child, ecot_check.py)."""
+    turn (check mode: the check code runs here and calls the candidate in the child, ecot_check.py). The
+    load's CPU seconds count like a test's: against the run's budget, which the tests share."""
     child = Child(job, plan.trace is not None)
     ready = True
     if plan.mode != "stdio":
-        limit = max(plan.limits) if plan.limits else 2.0
-        load = verdict("load", -1, child.window(limit, plan.wall(limit), plan.frame_cap), limit, child, plan)
+        budget = plan.budget
+        load = verdict("load", -1, child.window(budget, plan.wall(budget), plan.frame_cap), budget, child, plan)
         emit(load)
         ready = load["status"] == "ok"
     done = len(plan.tests) if ready else 0
@@ -299,12 +308,15 @@ def run(job: dict[str, Any], plan: Plan, emit: Emit, checks: Any = None) -> Chil
         _skip(emit, done, len(plan.tests))
         return child
     for index in range(done):
-        limit = plan.limits[index]
+        own = plan.limits[index]
+        limit = min(own, max(plan.budget - child.spent, 0.0))  # what the load and earlier tests left
         child.go()
         window = child.window(limit, plan.wall(limit), plan.frame_cap)
         if index == len(plan.tests) - 1:
             window.cpu += child.close()  # the last window ends at the child's death
         record = verdict("test", index, window, limit, child, plan)
+        if record.get("limit") == "cpu" and limit < own:
+            record["limit"] = "budget"
         emit(record)
         if record["status"] in FATAL:
             done = index + 1
