@@ -90,6 +90,9 @@ def test_attack_is_contained(domain: str, attack: Attack, case: Case) -> None:
         if case.then is not None:
             outcome = run_case(case, case.then)
     assert case.contained(outcome), f"{domain} / {attack.value} / {case.name} escaped: {describe(outcome)}"
+    if case.twin is not None:
+        honest = run_case(case, case.twin)
+        assert honest.label == PASS, f"{domain} / {attack.value} / {case.name}: the honest twin fails: {describe(honest)}"
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
