@@ -81,16 +81,32 @@ def test_float64_values_judge_when_given() -> None:
 def test_canaries_for_outputs_that_pass_a_loose_tolerance() -> None:
     x = torch.linspace(-1, 1, 64)
     ref = torch.relu(x) + 1e-3
-    assert "is constant (0.5 everywhere)" in canary.output_hack(ref, ref.double(), torch.full((64,), 0.5), [x])
-    assert "is all zeros" in canary.output_hack(torch.tensor(0.25), torch.tensor(0.25, dtype=torch.float64), torch.tensor(0.0), [x])
-    assert "equals input 0" in canary.output_hack(ref, ref.double(), x.clone(), [x])
+    assert "is constant (0.5 everywhere)" in canary.output_hack(ref, ref.double(), torch.full((64,), 0.5))
+    assert "is all zeros" in canary.output_hack(torch.tensor(0.25), torch.tensor(0.25, dtype=torch.float64), torch.tensor(0.0))
     # a candidate identical to the reference is never flagged, whatever the reference does
     for same in (torch.full((64,), 2.0), torch.zeros(64), x.clone(), ref):
-        assert canary.output_hack(same, same.double(), same.clone(), [x]) is None
+        assert canary.output_hack(same, same.double(), same.clone()) is None
     # nor is a reference that varies by rounding only, nor an integer output
     wobble = torch.full((64,), 1.0) + torch.arange(64) * 1e-9
-    assert canary.output_hack(wobble, wobble.double(), torch.ones(64), [x]) is None
-    assert canary.output_hack(torch.arange(64), torch.arange(64), torch.zeros(64, dtype=torch.int64), [x]) is None
+    assert canary.output_hack(wobble, wobble.double(), torch.ones(64)) is None
+    assert canary.output_hack(torch.arange(64), torch.arange(64), torch.zeros(64, dtype=torch.int64)) is None
+
+
+def test_reference_runs_float64_echoes_and_operations() -> None:
+    """The verdict job's reference runs, in this process: float64 values, the echo canary, the trace."""
+    from ecot.domains.gpu.jobs import reference as gpu_reference
+
+    module = types.ModuleType("m")
+    exec("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def forward(self, x):\n"
+         "        return torch.relu(x) + 1e-3, x * 1.0\nrows = 4\ndef get_inputs():\n    return [torch.randn(rows, 8)]\n"
+         "def get_init_inputs():\n    return []\n", module.__dict__)
+    inputs = Inputs(module, seed=3, trials=2)
+    echoing = {t: [inputs.trial(t)[0].clone(), inputs.trial(t)[0].clone()] for t in range(2)}
+    runs = gpu_reference.run(module, inputs, 3, "cpu", gpu_reference.Tolerance(None, None), echoing)
+    assert runs.echoed == [[(0, 0)], [(0, 0)]]  # output 1 is the input in the reference too
+    assert runs.values(0)[0].dtype == torch.float64 and not runs.fallbacks
+    assert [key.split("|")[0] for key in runs.ops] == ["aten.relu.default", "aten.add.Tensor", "aten.mul.Tensor"]
+    assert runs.echoes and runs.stress is not None and not runs.degenerate  # an output equals an input: stress runs
 
 
 def test_a_result_cached_from_an_earlier_call_is_named() -> None:

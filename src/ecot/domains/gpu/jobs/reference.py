@@ -40,6 +40,7 @@ class ReferenceRuns:
     stress: list[Any] | None = None
     degenerate: bool = False  # constant on the stress inputs too: a truly constant reference
     echoes: bool = False  # an output equal to an input on every trial of the task's sizes
+    echoed: list[list[tuple[int, int]]] = field(default_factory=list)  # (candidate output, input) equal where ours differ
     fallbacks: list[str] = field(default_factory=list)  # why an output was judged without float64
 
     def values(self, trial: int) -> list[Any]:
@@ -47,7 +48,9 @@ class ReferenceRuns:
         return [t if t is not None else r for r, t in zip(self.trials[trial], self.truth[trial])]
 
 
-def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Tolerance) -> ReferenceRuns:
+def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Tolerance,
+        watched: dict[int, list[Any]] | None = None) -> ReferenceRuns:
+    """`watched`: the candidate's outputs per trial, compared with each trial's inputs while they are at hand."""
     runs = ReferenceRuns()
     echoed = []
     for shape, trials in inputs.groups():
@@ -58,6 +61,7 @@ def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Toleran
         for trial in trials:
             pristine = inputs.trial(trial)
             wide = [_float64(v) for v in pristine]  # a copy, before the reference can change its inputs
+            same = _equal_pairs((watched or {}).get(trial) or [], pristine)
             live = common.to_device(pristine, device)
             outputs = _forward(model, live, seed, trial, runs if trial == 0 else None)
             runs.aliases.update((o, i) for o, i in common.aliases(outputs, live))
@@ -70,6 +74,8 @@ def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Toleran
             if shape == 0:
                 echoed.append(_echoes(native, wide))
             double = _truth(runs, double, wide, seed, trial, device, tol)
+            runs.echoed.append([(o, i) for o, i in same if o < len(native)
+                                and not _equal_pairs([native[o], runs.truth[-1][o]], [wide[i]])])
             previous = outputs
     _stress(runs, inputs, seed, device, all(echoed))
     return runs
@@ -130,10 +136,16 @@ def _truth(runs: ReferenceRuns, double: Any, wide: list[Any], seed: int, trial: 
 
 
 def _echoes(outputs: list[Any], inputs: list[Any]) -> bool:
+    return bool(_equal_pairs(outputs, inputs))
+
+
+def _equal_pairs(outputs: list[Any], inputs: list[Any]) -> list[tuple[int, int]]:
+    """(output, input) pairs holding the same values (an output compared in the input's dtype)."""
     import torch
 
-    return any(isinstance(o, torch.Tensor) and isinstance(i, torch.Tensor) and o.shape == i.shape and o.numel() > 0
-               and torch.equal(o.to(i.dtype), i) for o in outputs for i in inputs)
+    return [(o, i) for o, out in enumerate(outputs) for i, inp in enumerate(inputs)
+            if isinstance(out, torch.Tensor) and isinstance(inp, torch.Tensor) and out.shape == inp.shape
+            and out.numel() > 0 and out.is_floating_point() == inp.is_floating_point() and torch.equal(out.to(inp.dtype), inp)]
 
 
 def _stress(runs: ReferenceRuns, inputs: common.Inputs, seed: int, device: str, echoes: bool) -> None:
