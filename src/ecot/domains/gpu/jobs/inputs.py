@@ -175,7 +175,8 @@ def main() -> None:
     variants = [dict(v) for v in job.get("shapes") or []]
     plan: dict[str, Any] = {"sizes": dict(job.get("sizes") or {}), "factor": job.get("factor", 1), "why": "given"}
     if device == "cpu" and job.get("sizes") is None:
-        loaded = size_constants(vars(module))
+        named = {name: getattr(module, name) for variant in variants for name in variant if hasattr(module, name)}
+        loaded = {**size_constants(vars(module)), **named}  # what each shape set starts from
         plan = cpu_plan(module, job, {})
         shapes = []
         for variant in variants:

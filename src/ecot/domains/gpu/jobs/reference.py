@@ -60,7 +60,7 @@ def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Toleran
         previous: list[Any] | None = None
         for trial in trials:
             pristine = inputs.trial(trial)
-            wide = [_float64(v) for v in pristine]  # a copy, before the reference can change its inputs
+            wide = [_float64(v, device) for v in pristine]  # copies, before the reference can change its inputs
             same = _equal_pairs((watched or {}).get(trial) or [], pristine)
             live = common.to_device(pristine, device)
             outputs = _forward(model, live, seed, trial, runs if trial == 0 else None)
@@ -72,7 +72,7 @@ def run(module: Any, inputs: common.Inputs, seed: int, device: str, tol: Toleran
             native = common.cpu_copies(outputs)
             runs.trials.append(native)
             if shape == 0:
-                echoed.append(_echoes(native, wide))
+                echoed.append(_echoes(outputs, wide))
             double = _truth(runs, double, wide, seed, trial, device, tol)
             runs.echoed.append([(o, i) for o, i in same if o < len(native)
                                 and not _equal_pairs([native[o], runs.truth[-1][o]], [wide[i]])])
@@ -90,11 +90,12 @@ def _forward(model: Any, live: list[Any], seed: int, trial: int, traced: Referen
     return outputs
 
 
-def _float64(value: Any) -> Any:
+def _float64(value: Any, device: str) -> Any:
+    """A copy of an input on the device, widened to float64 when it is floating."""
     import torch
 
     if isinstance(value, torch.Tensor):
-        return value.to(torch.float64) if value.is_floating_point() else value.clone()
+        return value.to(device, torch.float64, copy=True) if value.is_floating_point() else value.to(device, copy=True)
     return value
 
 
@@ -116,7 +117,8 @@ def _truth(runs: ReferenceRuns, double: Any, wide: list[Any], seed: int, trial: 
     if double is None:
         return None
     try:
-        outputs = common.as_outputs(common.forward(double, common.to_device(wide, device), seed, trial))
+        given = [v.clone() if isinstance(v, torch.Tensor) else v for v in wide]  # `wide` stays pristine
+        outputs = common.as_outputs(common.forward(double, given, seed, trial))
     except Exception as err:  # noqa: BLE001 - an op without a float64 kernel
         runs.fallbacks.append(f"the reference fails in float64 ({type(err).__name__}: {str(err)[:120]})")
         return None
@@ -140,12 +142,13 @@ def _echoes(outputs: list[Any], inputs: list[Any]) -> bool:
 
 
 def _equal_pairs(outputs: list[Any], inputs: list[Any]) -> list[tuple[int, int]]:
-    """(output, input) pairs holding the same values (an output compared in the input's dtype)."""
+    """(output, input) pairs holding the same values (an output compared on the input's device, in its dtype)."""
     import torch
 
     return [(o, i) for o, out in enumerate(outputs) for i, inp in enumerate(inputs)
             if isinstance(out, torch.Tensor) and isinstance(inp, torch.Tensor) and out.shape == inp.shape
-            and out.numel() > 0 and out.is_floating_point() == inp.is_floating_point() and torch.equal(out.to(inp.dtype), inp)]
+            and out.numel() > 0 and out.is_floating_point() == inp.is_floating_point()
+            and torch.equal(out.to(inp.device, inp.dtype), inp)]
 
 
 def _stress(runs: ReferenceRuns, inputs: common.Inputs, seed: int, device: str, echoes: bool) -> None:
