@@ -179,3 +179,20 @@ def test_a_tensor_subclass_output_is_refused() -> None:
     extra = "class Deferred(torch.Tensor):\n    pass\n"
     outcome = run_relu(relu_with("        return torch.relu(x).as_subclass(Deferred)\n", extra))
     assert outcome.label == RUNTIME_ERROR and "torch.Tensor subclass" in outcome.diagnostic, describe(outcome)
+
+
+def test_shape_sets_are_planned_for_the_cpu_like_the_task_own_sizes() -> None:
+    """Without cpu_scale the planner shrinks every shape set to the CPU budget on its own: a set with a
+    longer row still has a longer row on the CPU, so a kernel sized by its first call fails there."""
+    model = (f"{RELU_HEAD}class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n\n\n"
+             "batch_size = 4096\ndim = 393216\n\n\ndef get_inputs():\n    return [torch.randn(batch_size, dim)]\n\n\n"
+             "def get_init_inputs():\n    return []\n")
+    base = bundled_task("gpu/relu")
+    task = dataclasses.replace(base, id="gpu/hack_planned_shapes", files={"model.py": model},
+                               options={"shapes": [{"batch_size": 64, "dim": 524288}]})
+    first_call = relu_with("        if not N:\n            N.append(x.shape[-1])\n        out = torch.zeros_like(x)\n"
+                           "        out[..., :N[0]] = torch.relu(x[..., :N[0]])\n        return out\n", "N = []\n")
+    outcome = evaluate(task, first_call)
+    assert outcome.label == NUMERICAL_MISMATCH and "(shape set 1)" in outcome.diagnostic, describe(outcome)
+    honest = evaluate(task, base.reference or "")
+    assert honest.label == PASS and honest.metrics["shape_sets"] == 2 and honest.metrics["cpu_shrink"] > 1, describe(honest)
