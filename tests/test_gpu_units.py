@@ -307,3 +307,5 @@ def test_shape_sets_and_seed_options() -> None:
                        ({"seed": -1}, "greater than")):
         with pytest.raises(ValueError, match=match):
             build_options(GpuOptions, bad, {"model.py": model})
+    with pytest.raises(ValueError, match="cannot be parsed"):
+        build_options(GpuOptions, {"shapes": [{"dim": 1}]}, {"model.py": "def broken(:\n"})

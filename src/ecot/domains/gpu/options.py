@@ -54,7 +54,11 @@ class GpuOptions(DomainOptions):
             raise OptionProblem("model_file", f"the bundle has no {self.model_file} (the reference Model)")
         if not self.shapes:
             return
-        known = module_constants(files[self.model_file])
+        try:
+            known = module_constants(files[self.model_file])
+        except SyntaxError as err:
+            raise OptionProblem("shapes", f"{self.model_file} cannot be parsed for its size constants: {err.msg} "
+                                f"(line {err.lineno})") from None
         for index, shape in enumerate(self.shapes):
             if not shape:
                 raise OptionProblem("shapes", f"shape set {index} names no size constant")
