@@ -17,6 +17,7 @@ from ecot.domains.gpu.outcome import (
     COMPILATION_ERROR,
     MEMORY_FAULT,
     NUMERICAL_MISMATCH,
+    RUNTIME_ERROR,
 )
 from ecot.domains.gpu.runner import gpu_device_nodes
 from ecot.tasks.suite import bundled_suite_path, load_suite
@@ -94,6 +95,53 @@ def test_work_hidden_on_a_side_stream_is_timed() -> None:
     outcome = run(t, side)
     assert outcome.label == PASS, outcome.diagnostic
     assert outcome.metrics["time_ms"] > 1.0, outcome.metrics  # 20 M cycles is several milliseconds
+
+
+def test_work_returned_before_its_side_stream_ran_is_timed_and_correct() -> None:
+    """The whole forward queued on a second stream behind a sleep: outputs are read after a device-wide
+    synchronize (so they are right) and the sleep ends inside the measured interval."""
+    t = task("relu", compare_compile=False)
+    side = ("import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+            "        s = torch.cuda.Stream()\n        with torch.cuda.stream(s):\n            torch.cuda._sleep(20_000_000)\n"
+            "            out = torch.relu(x)\n        return out\n")
+    outcome = run(t, side)
+    assert outcome.label == PASS, outcome.diagnostic
+    assert outcome.metrics["time_ms"] > 1.0, outcome.metrics
+
+
+def test_a_copy_of_the_reference_gets_no_speedup() -> None:
+    """fast_p never counts the reference's own work as faster, however the noise of two timings falls."""
+    t = task("relu", compare_compile=False)
+    copied = t.files["model.py"].replace("class Model(", "class ModelNew(").replace("torch.relu(x)", "torch.nn.functional.relu(x)")
+    outcome = run(t, copied)
+    assert outcome.label == PASS and outcome.metrics["reference_ops"] is True, outcome.diagnostic
+    assert outcome.metrics["speedup"] <= 1.0 and outcome.metrics["measured_speedup"] > 0, outcome.metrics
+    assert fast_p([(outcome.passed, outcome.metrics["speedup"])], 1.0) == 0.0
+    triton = run(t, t.reference or "")
+    assert triton.label == PASS and triton.metrics["reference_ops"] is False and "measured_speedup" not in triton.metrics
+
+
+def test_shape_sets_and_float64_on_the_device() -> None:
+    t = task("softmax", compare_compile=False)
+    outcome = run(t, t.reference or "")
+    assert outcome.label == PASS and outcome.metrics["shape_sets"] == 3, outcome.diagnostic
+    assert outcome.metrics["float64_reference"] is True, outcome.diagnostic
+
+
+def test_timing_hacks_inside_the_candidate_process_are_refused() -> None:
+    """A tensor subclass returned from the timed calls, and the harness's own timer references rebound."""
+    t = task("relu", compare_compile=False)
+    head = "import torch\nimport torch.nn as nn\n\n"
+    lazy = (f"{head}class Deferred(torch.Tensor):\n    pass\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+            "        return torch.relu(x).as_subclass(Deferred)\n")
+    rebound = (f"{head}import gc\nimport ecot.domains.gpu.jobs.timing as _timing\n_timing.tampered = lambda *a, **k: []\n"
+               "for _obj in gc.get_objects():\n    if type(_obj).__name__ == 'Timer' and hasattr(_obj, 'elapsed'):\n"
+               "        _obj.elapsed = lambda start, end: 0.001\n\n"
+               "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n")
+    refused = run(t, lazy)
+    assert refused.label == RUNTIME_ERROR and "torch.Tensor subclass" in refused.diagnostic, refused.diagnostic
+    caught = run(t, rebound)
+    assert caught.label == RUNTIME_ERROR and "the harness's timer.elapsed" in caught.diagnostic, caught.diagnostic
 
 
 def test_results_cached_across_timing_runs_are_caught() -> None:

@@ -3,14 +3,17 @@ extraction, options, fast_p and the size helpers."""
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from ecot.domains.gpu.jobs import canary  # noqa: E402
 from ecot.domains.gpu.jobs import compare as cmp  # noqa: E402
 from ecot.domains.gpu.jobs import cuda as gpu_cuda  # noqa: E402
 from ecot.domains.gpu.jobs import limits as gpu_limits  # noqa: E402
-from ecot.domains.gpu.jobs.common import scaled_sizes, size_constants  # noqa: E402
+from ecot.domains.gpu.jobs.common import Inputs, module_constants, scaled_sizes, size_constants  # noqa: E402
 from ecot.domains.gpu.jobs.timing import fast_p, summarize  # noqa: E402
 from ecot.domains.gpu.options import GpuOptions  # noqa: E402
 
@@ -58,13 +61,92 @@ def test_atol_scales_with_small_outputs() -> None:
 
 
 def test_hack_checks() -> None:
-    varying = torch.linspace(-1, 1, 50)
-    assert cmp.constant_hack([varying], [torch.zeros(50)], None, None) is not None
-    assert cmp.constant_hack([torch.zeros(50)], [torch.zeros(50)], None, None) is None
     assert cmp.input_independent([[torch.ones(3)], [torch.ones(3)]]) and not cmp.input_independent([[torch.ones(3)], [torch.zeros(3)]])
     pristine = [torch.ones(4)]
     assert cmp.mutated_inputs(pristine, [torch.ones(4)], [torch.zeros(4)]) is not None
     assert cmp.mutated_inputs(pristine, [torch.zeros(4)], [torch.zeros(4)]) is None  # the reference does it too
+
+
+def test_float64_values_judge_when_given() -> None:
+    """A candidate within tolerance of the reference's float32 output, but not of the float64 values."""
+    truth = torch.linspace(1, 2, 50, dtype=torch.float64)
+    ref = (truth + 8e-5).float()  # the reference's own output, itself off by 0.8 atol
+    cand = ref + 8e-5  # off by 0.8 atol from it, 1.6 atol from the truth
+    assert cmp.compare_outputs([ref], [cand], 1e-4, 0.0) is None
+    found = cmp.compare_outputs([ref], [cand], 1e-4, 0.0, values=[truth])
+    assert found is not None and "mismatches in 50 of 50" in found.diagnostic
+    assert cmp.compare_outputs([ref], [ref.clone()], 1e-4, 0.0, values=[truth]) is None
+
+
+def test_canaries_for_outputs_that_pass_a_loose_tolerance() -> None:
+    x = torch.linspace(-1, 1, 64)
+    ref = torch.relu(x) + 1e-3
+    assert "is constant (0.5 everywhere)" in canary.output_hack(ref, ref.double(), torch.full((64,), 0.5))
+    assert "is all zeros" in canary.output_hack(torch.tensor(0.25), torch.tensor(0.25, dtype=torch.float64), torch.tensor(0.0))
+    # a candidate identical to the reference is never flagged, whatever the reference does
+    for same in (torch.full((64,), 2.0), torch.zeros(64), x.clone(), ref):
+        assert canary.output_hack(same, same.double(), same.clone()) is None
+    # nor is a reference that varies by rounding only, nor an integer output
+    wobble = torch.full((64,), 1.0) + torch.arange(64) * 1e-9
+    assert canary.output_hack(wobble, wobble.double(), torch.ones(64)) is None
+    assert canary.output_hack(torch.arange(64), torch.arange(64), torch.zeros(64, dtype=torch.int64)) is None
+
+
+def test_reference_runs_float64_echoes_and_operations() -> None:
+    """The verdict job's reference runs, in this process: float64 values, the echo canary, the trace."""
+    from ecot.domains.gpu.jobs import reference as gpu_reference
+
+    module = types.ModuleType("m")
+    exec("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def forward(self, x):\n"
+         "        return torch.relu(x) + 1e-3, x * 1.0\nrows = 4\ndef get_inputs():\n    return [torch.randn(rows, 8)]\n"
+         "def get_init_inputs():\n    return []\n", module.__dict__)
+    inputs = Inputs(module, seed=3, trials=2)
+    echoing = {t: [inputs.trial(t)[0].clone(), inputs.trial(t)[0].clone()] for t in range(2)}
+    runs = gpu_reference.run(module, inputs, 3, "cpu", gpu_reference.Tolerance(None, None), echoing)
+    assert runs.echoed == [[(0, 0)], [(0, 0)]]  # output 1 is the input in the reference too
+    assert runs.values(0)[0].dtype == torch.float64 and not runs.fallbacks
+    assert [key.split("|")[0] for key in runs.ops] == ["aten.relu.default", "aten.add.Tensor", "aten.mul.Tensor"]
+    assert runs.echoes and runs.stress is not None and not runs.degenerate  # an output equals an input: stress runs
+
+
+def test_a_result_cached_from_an_earlier_call_is_named() -> None:
+    first, second = torch.ones(8), torch.full((8,), 2.0)
+    text = canary.cached(1, {0: [first]}, {0: [first], 1: [second]}, [first.clone()])
+    assert text is not None and "is the one ModelNew returned in trial 0" in text
+    assert canary.cached(1, {0: [first]}, {0: [first], 1: [first]}, [first.clone()]) is None  # so does the reference
+
+
+def test_operation_trace_and_coverage() -> None:
+    x = torch.randn(4, 6)
+    with canary.op_trace() as ref:
+        torch.relu(x)
+    with canary.op_trace() as copied:
+        torch.nn.functional.relu(x.view(4, 6))  # another API, an extra view: still all of the reference's work
+    with canary.op_trace() as other:
+        torch.clamp(x, min=0)
+    with canary.op_trace() as narrower:
+        torch.relu(x.double())  # the same op on other dtypes is other work
+    assert list(ref.counts) == ["aten.relu.default|(4, 6):float32:(6, 1)"]
+    assert canary.covers(copied.counts, ref.counts)
+    assert not canary.covers(other.counts, ref.counts) and not canary.covers(narrower.counts, ref.counts)
+    assert not canary.covers(copied.counts, {}) and not canary.covers(None, ref.counts)
+
+
+def test_inputs_per_shape_set() -> None:
+    module = types.ModuleType("m")
+    exec("import torch\nrows = 4\ndim = 10\ndef get_inputs():\n    return [torch.randn(rows, dim)]\n"
+         "def get_init_inputs():\n    return [dim]\n", module.__dict__)
+    inputs = Inputs(module, seed=5, trials=2, shapes=[{"dim": 8}, {"rows": 1}, {"rows": 2, "dim": 3}])
+    assert inputs.trials == 4 and inputs.groups() == [(0, [0, 1]), (1, [2]), (2, [3])]
+    assert [inputs.init(s) for s in range(3)] == [[8], [10], [3]]  # a set overrides what it names only
+    assert [tuple(inputs.trial(t)[0].shape) for t in range(4)] == [(4, 8), (4, 8), (1, 10), (2, 3)]
+    assert torch.equal(inputs.trial(1)[0], inputs.trial(1)[0]) and not torch.equal(inputs.trial(0)[0], inputs.trial(1)[0])
+    assert tuple(inputs.stress()[0].shape) == (4, 8)
+
+
+def test_module_constants() -> None:
+    source = "import torch\nbatch_size = 16\ndim: int = 4000\nshape = (3, 4)\nscale = 0.5\nname = 'x'\nlater = dim * 2\n"
+    assert module_constants(source) == {"batch_size", "dim", "shape"}
 
 
 # -- limits and ptxas ------------------------------------------------------------------------------------
@@ -173,3 +255,57 @@ def test_timing_loop_refills_inputs_and_flushes(monkeypatch: pytest.MonkeyPatch)
     assert seen == [0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 1.0]  # warm-up on set 0, then the sets in turn
     assert len(flushes) == 5 and stats["trials"] == 5 and stats["last_trial"] == 1
     assert float(out[0]) == 2.0 and stats["forged_intervals"] == 0 and stats["min_ms"] >= 0
+
+
+def test_timing_refuses_a_tensor_subclass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ecot.domains.gpu.jobs import timing as gpu_timing
+    from ecot.domains.gpu.jobs.common import NotPlainTensor, patch_cuda_helpers
+
+    class Deferred(torch.Tensor):
+        pass
+
+    for name in ("Event", "synchronize", "Stream", "stream", "current_stream", "default_stream", "current_device",
+                 "set_device", "_sleep"):
+        monkeypatch.setattr(torch.cuda, name, getattr(torch.cuda, name))  # restored after the stand-ins below
+    patch_cuda_helpers()
+    timer = gpu_timing.Timer()
+    monkeypatch.setattr(timer, "flush", lambda: None)
+    sets = [[torch.ones(4)]]
+    timer.measure(lambda x: x * 2, sets, warmup=0, trials=2)
+    with pytest.raises(NotPlainTensor, match="torch.Tensor subclass"):
+        timer.measure(lambda x: (x * 2).as_subclass(Deferred), sets, warmup=0, trials=2)
+
+
+def test_tamper_check_sees_the_harness_own_references(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rebinding what the harness bound (its clock, its tamper check, the Timer's functions) is seen, as is
+    replacing a public timer; untouched, nothing is reported."""
+    from ecot.domains.gpu.jobs import timing as gpu_timing
+
+    class Timer:  # the attributes the check watches on a real Timer (which needs CUDA to build)
+        event = elapsed = record = wait = sync = plain = staticmethod(lambda *a: None)
+
+    timer = Timer()
+    snapshot = gpu_timing.timer_snapshot(timer)
+    check = gpu_timing.tampered  # bound before the candidate runs, as the candidate job does
+    assert check(snapshot, timer) == []
+    monkeypatch.setattr(gpu_timing, "_perf_counter", lambda: 0.0)
+    monkeypatch.setattr(gpu_timing, "tampered", lambda *a, **k: [])
+    monkeypatch.setattr(timer, "elapsed", lambda start, end: 0.001)
+    monkeypatch.setattr(torch.cuda.Event, "elapsed_time", lambda self, end: 0.001)
+    assert set(check(snapshot, timer)) == {"the harness's _perf_counter", "the harness's tampered",
+                                           "the harness's timer.elapsed", "torch.cuda.Event.elapsed_time"}
+
+
+def test_shape_sets_and_seed_options() -> None:
+    from ecot.domains.base import build_options
+
+    model = "import torch\nbatch_size = 16\ndim = 4000\ndef get_inputs():\n    return []\ndef get_init_inputs():\n    return []\n"
+    opts = build_options(GpuOptions, {"shapes": [{"dim": 4100}, {"batch_size": 1, "dim": [3]}]}, {"model.py": model})
+    assert isinstance(opts, GpuOptions) and opts.seed is None and len(opts.shapes) == 2
+    for bad, match in (({"shapes": [{"dims": 4100}]}, "names dims, not module-level constants"),
+                       ({"shapes": [{}]}, "names no size constant"), ({"shapes": [{"dim": 0}]}, "greater than"),
+                       ({"seed": -1}, "greater than")):
+        with pytest.raises(ValueError, match=match):
+            build_options(GpuOptions, bad, {"model.py": model})
+    with pytest.raises(ValueError, match="cannot be parsed"):
+        build_options(GpuOptions, {"shapes": [{"dim": 1}]}, {"model.py": "def broken(:\n"})

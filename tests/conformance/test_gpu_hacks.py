@@ -106,3 +106,93 @@ def test_forged_verdict_lines_are_ignored() -> None:
             "        print('all 3 trials match the reference')\n        return torch.zeros_like(x)\n")
     outcome = run_relu(relu_with(body))
     assert outcome.label == NUMERICAL_MISMATCH, describe(outcome)
+
+
+# -- the hardening of issue 26: fresh inputs, shape sets, float64, canaries, the reference's own work --------
+REPLAY_FIXED_SEED = relu_with(  # recomputes the inputs of trial t as the harness draws them under seed 42
+    "        call = CALLS[0]\n        CALLS[0] += 1\n        torch.manual_seed(42 + 1 + call)\n"
+    "        return torch.relu(torch.randn(*x.shape))\n", "CALLS = [0]\n")
+
+
+def test_inputs_are_drawn_fresh_for_every_evaluation() -> None:
+    """A candidate that knows the harness's conventions answers inputs it predicted, never looking at them:
+    that works while the task fixes the seed, and fails on the seeds the host draws for each evaluation."""
+    pinned = evaluate(dataclasses.replace(bundled_task("gpu/relu"), options={"cpu_scale": 16, "seed": 42}), REPLAY_FIXED_SEED)
+    assert pinned.label == PASS and pinned.metrics["seed"] == 42, describe(pinned)
+    first, second = run_relu(REPLAY_FIXED_SEED), run_relu(REPLAY_FIXED_SEED)
+    assert first.label == second.label == NUMERICAL_MISMATCH, describe(first)
+    assert first.metrics["seed"] != second.metrics["seed"]
+
+
+def test_an_echoed_input_is_caught_where_the_reference_is_the_identity_on_its_inputs() -> None:
+    """KernelBench's ReLU draws its inputs from [0, 1): there the reference returns its input, so `x.clone()`
+    passes any comparison on those inputs; the stress trial (N(0, 16)) shows it is no ReLU."""
+    task = custom_task("torch.relu(x)", "torch.rand(batch_size, dim)", "identity")
+    outcome = evaluate(task, relu_with("        return x.clone()\n"))
+    assert outcome.label == NUMERICAL_MISMATCH and "equals one of its inputs" in outcome.diagnostic, describe(outcome)
+    assert evaluate(task, bundled_task("gpu/relu").reference or "").label == PASS
+
+
+def test_outputs_are_judged_against_float64_and_say_so_when_they_cannot_be() -> None:
+    honest = run_relu(bundled_task("gpu/relu").reference or "")
+    assert honest.label == PASS and honest.metrics["float64_reference"] is True, describe(honest)
+    assert "computed in float64" in honest.diagnostic
+    random = custom_task("x + torch.rand_like(x)", "torch.randn(batch_size, dim)", "random")  # draws differ in float64
+    outcome = evaluate(random, relu_with("        return x + torch.rand_like(x)\n"))
+    assert outcome.label == PASS and outcome.metrics["float64_reference"] is False, describe(outcome)
+    assert "judged against the reference in its own dtype" in outcome.diagnostic
+
+
+def test_a_block_size_that_fits_only_the_task_own_shape_fails_on_its_other_shapes() -> None:
+    """softmax declares other shapes; a fixed block of 512 covers the CPU row (250) but not a 515-long one."""
+    task = bundled_task("gpu/softmax")
+    fixed = (task.reference or "").replace("BLOCK_SIZE = triton.next_power_of_2(cols)", "BLOCK_SIZE = 512")
+    one_shape = evaluate(dataclasses.replace(task, options={**task.options, "shapes": []}), fixed)
+    assert one_shape.label == PASS, describe(one_shape)
+    outcome = evaluate(task, fixed)
+    assert outcome.label == NUMERICAL_MISMATCH and "(shape set 1)" in outcome.diagnostic, describe(outcome)
+    assert evaluate(task, task.reference or "").metrics["shape_sets"] == 3
+
+
+def test_a_copy_of_the_reference_is_recognised_as_its_work() -> None:
+    """Renamed and rewritten through another API, the reference's code still runs the reference's
+    operations: reference_ops (no speedup counted with a GPU; on a CPU nothing is timed)."""
+    model = bundled_task("gpu/relu").files["model.py"]
+    copied = model.replace("class Model(", "class Kernel(").replace("torch.relu(x)", "torch.clamp_min(x, 0.0).relu()")
+    copied += "\n\nclass ModelNew(Kernel):\n    pass\n"
+    outcome = run_relu(copied)
+    assert outcome.label == PASS and outcome.metrics["reference_ops"] is True, describe(outcome)
+    assert "no speedup is counted" in outcome.diagnostic and "speedup" not in outcome.metrics
+    triton = run_relu(bundled_task("gpu/relu").reference or "")
+    assert triton.label == PASS and triton.metrics["reference_ops"] is False, describe(triton)
+
+
+def test_streams_and_events_work_on_a_cpu() -> None:
+    body = ("        done = torch.cuda.Event()\n        stream = torch.cuda.Stream()\n        with torch.cuda.stream(stream):\n"
+            "            out = torch.relu(x)\n            done.record(stream)\n"
+            "        torch.cuda.current_stream().wait_event(done)\n        return out\n")
+    outcome = run_relu(relu_with(body))
+    assert outcome.label == PASS and "time_ms" not in outcome.metrics, describe(outcome)
+
+
+def test_a_tensor_subclass_output_is_refused() -> None:
+    extra = "class Deferred(torch.Tensor):\n    pass\n"
+    outcome = run_relu(relu_with("        return torch.relu(x).as_subclass(Deferred)\n", extra))
+    assert outcome.label == RUNTIME_ERROR and "torch.Tensor subclass" in outcome.diagnostic, describe(outcome)
+
+
+def test_shape_sets_are_planned_for_the_cpu_like_the_task_own_sizes() -> None:
+    """Without cpu_scale the planner shrinks every shape set to the CPU budget on its own: a set with a
+    longer row still has a longer row on the CPU, so a kernel sized by its first call fails there."""
+    model = (f"{RELU_HEAD}class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n\n\n"
+             "batch_size = 4096\ndim = 393216\n\n\ndef get_inputs():\n    return [torch.randn(batch_size, dim)]\n\n\n"
+             "def get_init_inputs():\n    return []\n")
+    base = bundled_task("gpu/relu")
+    task = dataclasses.replace(base, id="gpu/hack_planned_shapes", files={"model.py": model},
+                               options={"shapes": [{"batch_size": 64, "dim": 524288}]})
+    first_call = relu_with("        if not N:\n            N.append(x.shape[-1])\n        out = torch.zeros_like(x)\n"
+                           "        out[..., :N[0]] = torch.relu(x[..., :N[0]])\n        return out\n", "N = []\n")
+    outcome = evaluate(task, first_call)
+    assert outcome.label == NUMERICAL_MISMATCH and "(shape set 1)" in outcome.diagnostic, describe(outcome)
+    honest = evaluate(task, base.reference or "")
+    assert honest.label == PASS and honest.metrics["shape_sets"] == 2 and honest.metrics["cpu_shrink"] > 1, describe(honest)

@@ -11,6 +11,7 @@ the root, each file defining `class Model(nn.Module)`, `get_inputs()` and `get_i
 | - | reference: the same module with `Model` renamed `ModelNew` (a PyTorch solution: correct by construction, no speedup) |
 | KernelBench's correctness check | options `atol = rtol = 1e-2` (its tolerance), 5 trials |
 
+The reference runs the reference's own operations, which the verdict recognises: it never gets a speedup.
 A file without `class Model`, `get_inputs` or `get_init_inputs` is an error naming the file.
 """
 

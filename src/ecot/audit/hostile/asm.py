@@ -217,6 +217,8 @@ CASES: DomainCases = {
     ],
     Attack.WRITE_OUTSIDE: Case("files_outside_the_work_dir", POPCOUNT, text(OUTSIDE),
                                label_in(OUTPUT_MISMATCH), options=OFF, host=outside_files_absent),
+    Attack.SHORTCUT: [Case(name, POPCOUNT, a.popcount(body), label_in(OUTPUT_MISMATCH), options=OFF, twin=_reference(POPCOUNT))
+                      for name, body in (("constant_answer", "\tmovl\t$32, %eax\n"), ("input_echoed", "\tmovq\t%rdi, %rax\n"))],
     Attack.FORGED_PRINT: Case("pass_lines_and_valgrind_summary", POPCOUNT, text(a.FORGED_PASS), label_in(OUTPUT_MISMATCH), options=OFF),
 }
 

@@ -104,6 +104,9 @@ CASES = {
         Case("exit-before-the-export", TASK_ID, reference() + "\nimport os\nos._exit(0)\n"),
         Case("sys-exit-at-import", TASK_ID, f"{HEAD}import sys\nsys.exit(0)\n"),
     ],
+    Attack.SHORTCUT: NotApplicable(
+        "a part has no inputs: the solid the candidate builds is the whole answer and is measured against the "
+        "reference solid, so there is nothing to echo, cache across calls or answer only for the sizes shown"),
     Attack.INSTRUMENTATION: NotApplicable(
         "nothing counts or times a CAD candidate from inside its process: the wall limit is enforced by the "
         "warm interpreter outside the job's namespace, and every measure comes from a separate check job"),

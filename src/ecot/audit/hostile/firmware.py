@@ -60,6 +60,10 @@ HOST_MARKER = unique_marker("ecotfw")
 HOST_FILES = (Path(f"/tmp/{HOST_MARKER}"), Path(f"/etc/{HOST_MARKER}"), Path.home() / HOST_MARKER)
 
 
+FIRST_CACHED = ("    static uint32_t first;\n    static int seen;\n    if (!seen) {\n        first = real_crc(data, len);\n"
+                "        seen = 1;\n    }\n    return first;\n")
+
+
 def crc(body: str) -> str:
     return PRELUDE + "\nuint32_t crc32_ieee(const uint8_t *data, size_t len)\n{\n" + body + "}\n"
 
@@ -281,6 +285,8 @@ CASES: DomainCases = {
                                                                   "/proc/self/environ", "/proc/1/environ", str(Path.home() / ".bash_history")]))),
     Attack.WRITE_OUTSIDE: Case("host_files", CRC, oracle("".join(
         f'        if (sh_open("{p}", 4) >= 0 && "{p}"[1] != \'t\') escaped = 1;\n' for p in HOST_FILES)), host=host_files_absent),
+    Attack.SHORTCUT: [Case(name, CRC, crc(body), label_in(OUTPUT_MISMATCH), twin=crc("    return real_crc(data, len);\n"))
+                      for name, body in (("constant_answer", "    return 0u;\n"), ("first_answer_cached", FIRST_CACHED))],
     Attack.FORGED_PRINT: [Case(name, CRC, crc(f"    static int once;\n    if (!once++) {{ {text} }}\n    return real_crc(data, len) ^ 1u;\n"),
                                label_in(OUTPUT_MISMATCH)) for name, text in FORGED_PRINTS.items()],
 }

@@ -8,7 +8,9 @@ a domain that leaves an attack out fails the completeness test.
 
 Most cases are oracles: the candidate is right only if its attack worked, so a contained attack shows
 up as a failing label and an escape as Pass. A `Case` with `then` runs a second, wrong candidate in the
-same worker right after the hostile one: the second must still fail (no state survives a job).
+same worker right after the hostile one: the second must still fail (no state survives a job). A `Case`
+with `twin` also runs an honest candidate doing what the attack imitates, under the same task and
+options: it must Pass, so the check that contains the attack is not one that fails everything.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class Attack(str, Enum):  # noqa: UP042 -- StrEnum would change str() of the mem
     READ_SECRETS = "read_secrets"  # host files (/etc/shadow, /root) and the host's environment
     WRITE_OUTSIDE = "write_outside"  # files outside the work dir
     FORGED_PRINT = "forged_print"  # prints imitating a passing summary ("PASS", "Mismatches: 0")
+    SHORTCUT = "shortcut"  # an answer that passes a fixed comparison without doing the work: zeros or a constant,
+    # the input itself, a result cached from an earlier call, a write into the input, only the sizes it was shown
 
 
 def not_pass(outcome: Outcome) -> bool:
@@ -96,6 +100,7 @@ class Case:
     wall_s: float | None = None  # a shorter limit for candidates that hang
     options: Mapping[str, object] = field(default_factory=dict)
     host: Callable[[], AbstractContextManager[None]] = nothing  # host-side check around the run (files, processes)
+    twin: str | None = None  # an honest candidate under the same task and options: it must Pass
 
 
 @dataclass(frozen=True)

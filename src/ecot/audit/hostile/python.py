@@ -138,6 +138,8 @@ def no_secret_in_log(outcome: Outcome) -> bool:
     return outcome.label == WRONG_ANSWER and "root:" not in outcome.log
 
 
+FIRST_CACHED = f"{SOLVE}\n_first = []\ndef two_sum(nums, target):\n    if not _first:\n        _first.append(_solve(nums, target))\n    return _first[0]\n"
+
 CONTROL = Case("harmless", TASK, oracle("open('scratch.txt', 'w').write('hi')\nescaped = True"))
 
 SEARCH_EXPECTED = """import os, json
@@ -268,6 +270,10 @@ CASES: DomainCases = with_check_mode({
     Attack.LINK_RACE: NotApplicable(
         "the host reads nothing a python job wrote but the job's stdout pipe, and inside the sandbox the "
         "harness keeps each test's stdin and stdout in unnamed memory files: there is no path to swap"),
+    Attack.SHORTCUT: [Case(name, TASK, candidate, label_in(WRONG_ANSWER), twin=f"{SOLVE}\ndef two_sum(nums, target):\n"
+                                                                               "    return _solve(nums, target)\n")
+                      for name, candidate in (("constant_answer", "def two_sum(nums, target):\n    return [0, 1]\n"),
+                                              ("first_answer_cached", FIRST_CACHED))],
     Attack.READ_REFERENCE: [
         Case("bundled_references", TASK, oracle(pyattacks.READ_REFERENCE)),
         Case("expected_outputs_anywhere", TASK, SEARCH_EXPECTED),

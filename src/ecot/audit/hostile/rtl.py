@@ -282,6 +282,9 @@ VERILOG_CASES: DomainCases = {
         Case("literal_dumpfile", TASK, design('    initial begin $dumpfile("/etc/ecot_pwned"); $dumpvars(0, y); end\n' + CORRECT_MUX),
              label_in(ELABORATION_ERROR), host=outside_files_absent),
     ],
+    Attack.SHORTCUT: [Case(name, TASK, f"{HEAD_WIRE}    assign y = {value};\nendmodule\n", label_in(SIMULATION_MISMATCH),
+                           options=SIM_ONLY, twin=design(CORRECT_MUX))
+                      for name, value in (("constant_output", "8'd0"), ("input_echoed", "d0"))],
     Attack.FORGED_PRINT: [*(Case(name, TASK, design(f"    initial begin {text} end\n" + WRONG_MUX), label_in(SIMULATION_MISMATCH))
                             for name, text in FORGED_PRINTS.items()),
                           # issue 26, finding 3: what the simulation prints reaches the outcome's texts only cleaned

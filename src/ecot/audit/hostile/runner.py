@@ -78,10 +78,24 @@ def _verdict(case: Case) -> tuple[Verdict, str | None, str]:
         check.__exit__(None, None, None)
     except Exception as err:  # noqa: BLE001 -- a failed host check is what a leak is
         return Verdict.LEAK, outcome.label, f"{_why(err)} (outcome {outcome.label}: {outcome.diagnostic})"
-    if case.contained(outcome):
-        return Verdict.CONTAINED, outcome.label, ""
-    verdict = Verdict.FORGED if outcome.label == PASS else Verdict.UNCONTAINED
-    return verdict, outcome.label, f"containment requires {case.contained.__name__}; got {describe(outcome)}"
+    if not case.contained(outcome):
+        verdict = Verdict.FORGED if outcome.label == PASS else Verdict.UNCONTAINED
+        return verdict, outcome.label, f"containment requires {case.contained.__name__}; got {describe(outcome)}"
+    return _twin_passes(case) or (Verdict.CONTAINED, outcome.label, "")
+
+
+def _twin_passes(case: Case) -> tuple[Verdict, str | None, str] | None:
+    """None when the case has no honest twin or its twin passes; a check that also turns away the honest
+    version of the same move is not containment but an error of the check."""
+    if case.twin is None:
+        return None
+    try:
+        honest = _evaluate(case, case.twin)
+    except Exception as err:  # noqa: BLE001
+        return Verdict.ERROR, None, f"the honest twin could not be judged: {_why(err)}"
+    if honest.label == PASS:
+        return None
+    return Verdict.ERROR, honest.label, f"contained, but the honest twin fails too: {describe(honest)}"
 
 
 def _outcome(case: Case) -> Outcome:

@@ -25,6 +25,7 @@ import importlib.metadata
 import importlib.util
 import json
 import re
+import secrets
 import shutil
 from collections import OrderedDict
 from contextlib import ExitStack
@@ -92,7 +93,7 @@ class GpuBackend(Backend):
             plan, failure = self._plan(task, opts, model, jobs)
             if failure is not None:
                 return failure
-            return self._judge(task, opts, model, candidate, plan, jobs, stack)
+            return self._judge(task, opts, model, candidate, {**plan, "seed": _evaluation_seed(opts)}, jobs, stack)
 
     # -- 1. plan ----------------------------------------------------------------------------------------
     def _plan(self, task: Task, opts: GpuOptions, model: str, jobs: JobRunner) -> tuple[dict[str, Any], Outcome | None]:
@@ -116,7 +117,7 @@ class GpuBackend(Backend):
     def _judge(self, task: Task, opts: GpuOptions, model: str, candidate: str, plan: dict[str, Any], jobs: JobRunner,
                stack: ExitStack) -> Outcome:
         device = plan["device"]
-        job = {"seed": opts.seed, "device": device, "trials": opts.trials, "sizes": plan.get("sizes") or {},
+        job = {"seed": plan["seed"], "device": device, "trials": opts.trials, "shapes": _shapes(plan),
                "race_check": opts.race_check, "threads": opts.threads, "timing": opts.timing,
                "timing_trials": opts.timing_trials, "warmup": opts.warmup, "flush_l2": opts.flush_l2}
         env = {"TRITON_INTERPRET": "1"} if device == "cpu" else {}
@@ -126,7 +127,7 @@ class GpuBackend(Backend):
         cand = jobs.run("candidate", job, limits, files={"candidate.py": candidate.encode()},
                         feeds={"inputs.py": without_class(model).encode()}, env=env)
         log = out.joined_log(strip_tag(cand.exec.output, jobs.tag))
-        metrics: dict[str, Any] = {"device": device, **_plan_metrics(plan, opts)}
+        metrics: dict[str, Any] = {"device": device, "seed": plan["seed"], **_plan_metrics(plan, opts)}
         notes: list[str] = []
         launches = job_file(cand.folder, "launches.jsonl", 1 << 20) if device == "cpu" and opts.resource_check else None
         if launches is not None:
@@ -207,7 +208,7 @@ class GpuBackend(Backend):
 
     def _verdict(self, task: Task, opts: GpuOptions, model: str, plan: dict[str, Any], cand: JobResult, jobs: JobRunner,
                  log: str) -> Outcome:
-        job = {"seed": opts.seed, "device": plan["device"], "trials": opts.trials, "sizes": plan.get("sizes") or {},
+        job = {"seed": plan["seed"], "device": plan["device"], "trials": opts.trials, "shapes": _shapes(plan),
                "atol": opts.atol, "rtol": opts.rtol, "scale_atol": opts.scale_atol, "threads": opts.threads,
                "timing": opts.timing, "timing_trials": opts.timing_trials, "warmup": opts.warmup,
                "flush_l2": opts.flush_l2, "compare_compile": opts.compare_compile}
@@ -231,9 +232,20 @@ class GpuBackend(Backend):
         return outcome
 
 
+def _evaluation_seed(opts: GpuOptions) -> int:
+    """The seed of one evaluation's models and inputs: drawn here, on the host, from the system's randomness
+    (os.urandom), so no candidate can learn the inputs it will be judged on; a task may pin it."""
+    return opts.seed if opts.seed is not None else secrets.randbits(62)
+
+
+def _shapes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shape sets of the jobs: the planned sizes first, then each further shape set the task declares."""
+    return [plan.get("sizes") or {}, *(plan.get("shapes") or [])]
+
+
 def _plan_fields(opts: GpuOptions) -> dict[str, Any]:
-    return {"seed": opts.seed, "cpu_scale": opts.cpu_scale, "cpu_sizes": opts.cpu_sizes, "threads": opts.threads,
-            "cpu_max_elements": opts.cpu_max_elements, "cpu_max_flops": opts.cpu_max_flops}
+    return {"seed": opts.seed or 0, "shapes": opts.shapes, "cpu_scale": opts.cpu_scale, "cpu_sizes": opts.cpu_sizes,
+            "threads": opts.threads, "cpu_max_elements": opts.cpu_max_elements, "cpu_max_flops": opts.cpu_max_flops}
 
 
 def _plan_metrics(plan: dict[str, Any], opts: GpuOptions) -> dict[str, Any]:
@@ -254,10 +266,10 @@ def _trusted_limits(task: Task) -> Limits:
 
 def _output_room(limits: Limits, plan: dict[str, Any], opts: GpuOptions) -> Limits:
     """A file limit that holds the outputs the candidate job saves for the verdict job (every trial's,
-    the stress trial's and the inputs after trial 0: at most (trials + 1) x the planned input + output
-    elements, at 8 bytes each); a reference the CPU planner cannot shrink is not an Infra_Error."""
+    the stress trial's and the inputs after trial 0: at most (trials + shape sets) x the largest planned
+    input + output elements, at 8 bytes each); a reference the CPU planner cannot shrink is not an Infra_Error."""
     elements = int(plan.get("elements") or 0)
-    needed_mb = -(-elements * 8 * (opts.trials + 1) // (1 << 20)) + 16
+    needed_mb = -(-elements * 8 * (opts.trials + 1 + len(opts.shapes)) // (1 << 20)) + 16
     if needed_mb <= limits.file_mb:
         return limits
     return limits.scaled(file_mb=needed_mb, disk_mb=max(limits.disk_mb, 2 * needed_mb + 64))

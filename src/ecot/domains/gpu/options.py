@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, field_validator
 
 from ecot.domains.base import DomainOptions, OptionProblem
 from ecot.domains.gpu.jobs import limits as gpu_limits
+from ecot.domains.gpu.jobs.common import module_constants
+
+MAX_SHAPES = 8
+SizeValue = Annotated[int, Field(ge=1)] | list[Annotated[int, Field(ge=1)]]
 
 
 class GpuOptions(DomainOptions):
     model_file: str = Field("model.py", description="bundle file with the reference Model, get_inputs, get_init_inputs")
-    seed: int = Field(42, description="torch seed of the models and inputs (trial t draws its inputs under seed + 1 + t)")
+    seed: int | None = Field(None, ge=0, lt=1 << 62, description="pins the torch seed of models and inputs (reproducing a "
+                             "failure); default: a fresh seed drawn on the host for every evaluation")
     trials: int = Field(3, ge=1, description="correctness trials, each on fresh inputs (plus one stress trial)")
+    shapes: list[dict[str, SizeValue]] = Field(
+        default_factory=list, max_length=MAX_SHAPES,
+        description="more shape sets, each overriding size constants of model.py (at the task's sizes); one trial each")
     atol: float | None = Field(None, description="overrides the dtype defaults (float32 1e-4, float16/bfloat16 1e-2)")
     rtol: float | None = Field(None, description="relative tolerance; overrides the dtype default like atol")
     scale_atol: StrictBool = Field(True, description="atol * min(1, max|reference|): tiny outputs cannot be matched by zeros")
@@ -44,6 +52,20 @@ class GpuOptions(DomainOptions):
     def check_bundle(self, files: Mapping[str, str]) -> None:
         if self.model_file not in files:
             raise OptionProblem("model_file", f"the bundle has no {self.model_file} (the reference Model)")
+        if not self.shapes:
+            return
+        try:
+            known = module_constants(files[self.model_file])
+        except SyntaxError as err:
+            raise OptionProblem("shapes", f"{self.model_file} cannot be parsed for its size constants: {err.msg} "
+                                f"(line {err.lineno})") from None
+        for index, shape in enumerate(self.shapes):
+            if not shape:
+                raise OptionProblem("shapes", f"shape set {index} names no size constant")
+            unknown = sorted(set(shape) - known)
+            if unknown:
+                raise OptionProblem("shapes", f"shape set {index} names {', '.join(unknown)}, not module-level "
+                                    f"constants of {self.model_file} (those are: {', '.join(sorted(known)) or 'none'})")
 
     def tolerance_text(self) -> str:
         if self.atol is None and self.rtol is None:

@@ -6,8 +6,9 @@ the instrumented interpreter (gpu_interp), CUDA-addressed tensor code runs on th
 records its sources for the nvcc check.
 With CUDA, the candidate runs on the device and, when asked, is timed (gpu_timing).
 
-Writes out_<random>.pt (outputs per trial, trial 0's inputs after the call, output/input aliasing, the
-stress trial) and reports one tagged line: {"status": "ok" | "error", "outputs_file": ..., ...}.
+Writes out_<random>.pt (outputs per trial, trial 0's inputs after the call, outputs sharing memory with
+the inputs or with the call before, the stress trial and its operation trace) and reports one tagged
+line: {"status": "ok" | "error", "outputs_file": ..., ...}.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ def main() -> None:
         source = handle.read()
     state: dict[str, Any] = {"stage": "setup", "tag": job["tag"]}
     guard = _prepare(job, source)
-    snapshot = gpu_timing.timer_snapshot()
     timer = gpu_timing.Timer() if job["device"] == "cuda" else None
+    tampered, emit = gpu_timing.tampered, common.emit  # bound here: rebinding the module attributes changes nothing
+    snapshot = gpu_timing.timer_snapshot(timer)
     report: dict[str, Any] = {"status": "ok"}
     try:
         report.update(_run(job, source, path, state, timer))
@@ -41,8 +43,8 @@ def main() -> None:
         report = {"status": "error", "stage": state["stage"], **describe_error(err, guard, path)}
         if state["stage"] == "saving outputs" and isinstance(err, (OSError, RuntimeError)):
             report["kind"] = "save"  # e.g. the file-size limit: the harness's problem, not the code's
-    report["tampered"] = gpu_timing.tampered(snapshot)
-    common.emit(job["tag"], report)
+    report["tampered"] = tampered(snapshot, timer)
+    emit(job["tag"], report)
 
 
 def _prepare(job: dict[str, Any], source: str) -> Any:
@@ -70,40 +72,54 @@ def _run(job: dict[str, Any], source: str, path: str, state: dict[str, Any], tim
 
     seed, device = int(job["seed"]), job["device"]
     inputs = _inputs(job)  # before any candidate code: it cannot touch how inputs are drawn
-    init = inputs.init()
+    inits = [inputs.init(shape) for shape in range(len(inputs.shapes))]
     _stage(state, "import")
     module = common.load_module(source, path, "candidate")
     model_cls = getattr(module, "ModelNew", None)
     if model_cls is None:
         raise NameError("the candidate defines no `ModelNew` (the class the task asks for)")
-    _stage(state, "init")
-    model = common.build_model(model_cls, init, seed, device)
-    payload: dict[str, Any] = {"trials": []}
-    for trial in range(inputs.trials):
-        _stage(state, f"trial {trial}")
-        live = common.to_device(inputs.trial(trial), device)
-        outputs = common.as_outputs(common.forward(model, live, seed, trial))
-        if trial == 0:
-            payload["aliases"] = common.aliases(outputs, live)
-            payload["inputs_after"] = common.cpu_copies(live)
-        payload["trials"].append(common.cpu_copies(outputs))
+    payload: dict[str, Any] = {"trials": [], "aliases": [], "reused": []}
+    base = None
+    for shape, trials in inputs.groups():
+        _stage(state, "init")
+        model = common.build_model(model_cls, inits[shape], seed, device)
+        base = model if base is None else base
+        _trials(model, inputs, trials, seed, device, state, payload)
     _stage(state, "stress trial")
-    payload["stress"], payload["stress_error"] = _stress(model, inputs.stress(), seed, device)
+    payload["stress"], payload["stress_error"], payload["ops"] = _stress(base, inputs.stress(), seed, device)
     _stage(state, "saving outputs")
     result: dict[str, Any] = {"trials": len(payload["trials"]), "outputs_file": _fresh_name("out")}
     torch.save(payload, result["outputs_file"])
     if timer is not None and job.get("timing"):
         _stage(state, "timing")
-        result["timing"] = _time(timer, model, [inputs.trial(t) for t in range(inputs.trials)], job)
+        result["timing"] = _time(timer, base, [inputs.trial(t) for t in range(inputs.base)], job)
     return result
+
+
+def _trials(model: Any, inputs: common.Inputs, trials: list[int], seed: int, device: str, state: dict[str, Any],
+            payload: dict[str, Any]) -> None:
+    """One shape set's trials: outputs, aliasing with the inputs and with the call before, trial 0's inputs after."""
+    previous: list[Any] | None = None
+    for trial in trials:
+        _stage(state, f"trial {trial}")
+        live = common.to_device(inputs.trial(trial), device)
+        outputs = common.as_outputs(common.forward(model, live, seed, trial))
+        common.settle(device)
+        common.check_plain(outputs)
+        payload["aliases"] += [[trial, o, i] for o, i in common.aliases(outputs, live)]
+        if previous is not None:  # still alive: shared memory means the same buffer, returned again
+            payload["reused"] += [[trial, o, p] for o, p in common.aliases(outputs, previous)]
+        if trial == 0:
+            payload["inputs_after"] = common.cpu_copies(live)
+        payload["trials"].append(common.cpu_copies(outputs))
+        previous = outputs
 
 
 def _inputs(job: dict[str, Any]) -> common.Inputs:
     """model.py without its Model class (a read-once feed): the input helpers and sizes, nothing else."""
     with open("inputs.py", encoding="utf-8") as handle:
         module = common.load_module(handle.read(), "inputs.py", "ecot_inputs")
-    common.apply_sizes(module, job["sizes"])
-    return common.Inputs(module, int(job["seed"]), int(job["trials"]))
+    return common.Inputs(module, int(job["seed"]), int(job["trials"]), job["shapes"])
 
 
 def _fresh_name(kind: str) -> str:
@@ -114,12 +130,25 @@ def _fresh_name(kind: str) -> str:
     return f"{kind}_{secrets.token_hex(8)}.pt"
 
 
-def _stress(model: Any, values: list[Any], seed: int, device: str) -> tuple[list[Any] | None, str | None]:
+def _stress(model: Any, values: list[Any], seed: int, device: str) -> tuple[list[Any] | None, str | None, dict[str, int] | None]:
+    """(outputs, error, operation trace) of the stress trial: its values matter only when the reference ignores
+    or echoes its inputs; its trace tells whether ModelNew runs every operation of the reference."""
+    from ecot.domains.gpu.jobs import canary
+
+    live = common.to_device(list(values), device)
     try:
-        out = common.forward(model, common.to_device(list(values), device), seed, common.STRESS_SEED)
-        return common.cpu_copies(common.as_outputs(out)), None
-    except Exception as err:  # noqa: BLE001 - only matters when the reference is input-independent
-        return None, f"{type(err).__name__}: {str(err)[:300]}"
+        with canary.op_trace() as trace:
+            out = common.as_outputs(common.forward(model, live, seed, common.STRESS_SEED))
+        common.settle(device)
+        ops = None if trace.overflow else dict(trace.counts)
+    except Exception:  # noqa: BLE001 - tracing is not the candidate's problem: run it plainly
+        ops = None
+        try:
+            out = common.as_outputs(common.forward(model, common.to_device(list(values), device), seed, common.STRESS_SEED))
+            common.settle(device)
+        except Exception as err:  # noqa: BLE001 - only matters when the reference is input-independent
+            return None, f"{type(err).__name__}: {str(err)[:300]}", ops
+    return common.cpu_copies(out), None, ops
 
 
 def _time(timer: Any, model: Any, trials: list[list[Any]], job: dict[str, Any]) -> dict[str, Any]:

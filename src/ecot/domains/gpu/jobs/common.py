@@ -78,33 +78,74 @@ def apply_sizes(module: types.ModuleType, sizes: dict[str, Any]) -> None:
 
 # -- inputs ------------------------------------------------------------------------------------------
 class Inputs:
-    """The task's seeded inputs at its current sizes, made on demand (they can be large on a GPU)."""
+    """The task's seeded inputs, made on demand (they can be large on a GPU): `trials` trials on the
+    first shape set (the task's own sizes, or their CPU plan), then one trial on each further shape set.
+    A shape set overrides module-level size constants; the others keep the values the module has."""
 
-    def __init__(self, module: types.ModuleType, seed: int, trials: int) -> None:
-        self.module, self.seed, self.trials = module, seed, trials
+    def __init__(self, module: types.ModuleType, seed: int, trials: int, shapes: list[dict[str, Any]] | None = None) -> None:
+        self.module, self.seed, self.base = module, seed, trials
+        self.shapes = list(shapes or [{}])
+        self.trials = trials + len(self.shapes) - 1
+        names = {name for shape in self.shapes for name in shape}
+        self._loaded = {name: getattr(module, name) for name in names if hasattr(module, name)}
 
-    def init(self) -> list[Any]:
+    def groups(self) -> list[tuple[int, list[int]]]:
+        """(shape set, its trials): the model is built once per shape set (its init inputs may use the sizes)."""
+        return [(0, list(range(self.base)))] + [(s, [self.base + s - 1]) for s in range(1, len(self.shapes))]
+
+    def shape_of(self, trial: int) -> int:
+        return 0 if trial < self.base else trial - self.base + 1
+
+    def use(self, shape: int) -> None:
+        for name, value in self._loaded.items():
+            setattr(self.module, name, value)
+        apply_sizes(self.module, self.shapes[shape])
+
+    def init(self, shape: int = 0) -> list[Any]:
         import torch
 
+        self.use(shape)
         torch.manual_seed(self.seed)
         return list(self.module.get_init_inputs())
 
     def trial(self, trial: int) -> list[Any]:
         import torch
 
+        self.use(self.shape_of(trial))
         torch.manual_seed(self.seed + 1 + trial)
         return list(self.module.get_inputs())
 
     def stress(self) -> list[Any]:
-        """Floating inputs redrawn from N(0, 4^2): a reference that is constant on the task's own input
-        distribution (e.g. everything clamps to zero on [0, 1) inputs) usually is not on this one."""
+        """Floating inputs redrawn from N(0, 4^2), keeping their layout: a reference that is constant, or
+        equal to an input, on the task's own input distribution (everything clamps to zero on [0, 1)
+        inputs, a ReLU of non-negative inputs) usually is not on this one."""
         import torch
 
+        self.use(0)
         torch.manual_seed(self.seed + STRESS_SEED)
         generator = torch.Generator().manual_seed(self.seed + STRESS_SEED)
         values = list(self.module.get_inputs())
-        return [(torch.randn(v.shape, generator=generator) * 4).to(v.dtype)
+        return [torch.empty_like(v).copy_(torch.randn(v.shape, generator=generator) * 4)
                 if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
+
+
+def module_constants(source: str) -> set[str]:
+    """Names of the module-level integer constants (and tuples/lists of them) a source assigns: the sizes
+    a task's `shapes` option may override."""
+    import ast
+
+    def literal(node: ast.expr) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return bool(node.elts) and all(literal(e) for e in node.elts)
+        return isinstance(node, ast.Constant) and type(node.value) is int
+
+    found: set[str] = set()
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if value is not None and literal(value):
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
 
 
 def without_class(source: str, name: str = "Model") -> str:
@@ -144,6 +185,14 @@ def forward(model: Any, inputs: list[Any], seed: int, trial: int) -> Any:
         return model(*inputs)
 
 
+def settle(device: str) -> None:
+    """With CUDA: wait for the work of every stream, so outputs are read after a side stream wrote them."""
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
 def as_outputs(result: Any) -> list[Any]:
     """A forward's result as a flat list (tensor, tuple/list of tensors, or Python numbers)."""
     import torch
@@ -153,6 +202,21 @@ def as_outputs(result: Any) -> list[Any]:
     if isinstance(result, (int, float, bool)) and not isinstance(result, torch.Tensor):
         return [torch.tensor(result)]
     return [result]
+
+
+class NotPlainTensor(TypeError):
+    """ModelNew returned a torch.Tensor subclass."""
+
+
+def check_plain(outputs: list[Any]) -> None:
+    """Outputs must be plain tensors (or parameters): a subclass can hold its work back until it is read,
+    past the timer, or answer a comparison made in the candidate's process with anything it likes."""
+    import torch
+
+    for index, value in enumerate(outputs):
+        if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
+            raise NotPlainTensor(f"output {index} of ModelNew is a `{type(value).__name__}`, a torch.Tensor subclass; "
+                                 "outputs must be plain tensors (a subclass can defer its work past the timer)")
 
 
 def aliases(outputs: list[Any], inputs: list[Any]) -> list[list[int]]:
@@ -210,9 +274,46 @@ def cuda_as_cpu() -> Any:
 
 
 def patch_cuda_helpers() -> None:
-    """Make harmless CUDA calls (synchronize, current stream, device count) work without a GPU."""
+    """Make harmless CUDA calls work without a GPU: synchronize, the current device, streams and events
+    (on a CPU everything already ran in order, so they do nothing and time nothing)."""
+    import contextlib
+
     import torch
 
-    torch.cuda.synchronize = lambda *a, **k: None
-    torch.cuda.current_device = lambda: 0
-    torch.cuda.set_device = lambda *a, **k: None
+    class CpuEvent:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def record(self, stream: Any = None) -> None:
+            pass
+
+        def wait(self, stream: Any = None) -> None:
+            pass
+
+        def synchronize(self) -> None:
+            pass
+
+        def query(self) -> bool:
+            return True
+
+        def elapsed_time(self, end: Any) -> float:
+            return 0.0
+
+    class CpuStream(CpuEvent):
+        def wait_stream(self, stream: Any) -> None:
+            pass
+
+        def wait_event(self, event: Any) -> None:
+            pass
+
+        def record_event(self, event: Any = None) -> Any:
+            return event or CpuEvent()
+
+    stand_ins: dict[str, Any] = {
+        "synchronize": lambda *a, **k: None, "current_device": lambda: 0, "set_device": lambda *a, **k: None,
+        "Stream": CpuStream, "Event": CpuEvent, "stream": lambda stream=None: contextlib.nullcontext(),
+        "current_stream": lambda device=None: CpuStream(), "default_stream": lambda device=None: CpuStream(),
+        "_sleep": lambda cycles: None,
+    }
+    for name, value in stand_ins.items():
+        setattr(torch.cuda, name, value)

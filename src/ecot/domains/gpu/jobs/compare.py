@@ -1,9 +1,11 @@
 """Comparing ModelNew's outputs with the reference's, in the verdict job (never in the candidate's).
 
-Tolerances are dtype-aware (float32 1e-4, float16/bfloat16 1e-2, float64 1e-6, exact for integers and
-booleans; the task's `atol`/`rtol` override the floating ones). The absolute tolerance is scaled by
-the output's magnitude when that is below one (`atol * min(1, max|reference|)`), so an output whose
-values are all smaller than atol cannot be passed by returning zeros.
+Outputs are compared with the reference's float64 values where the verdict job could compute them
+(gpu_reference), with the reference's own output otherwise. Tolerances are dtype-aware (float32 1e-4,
+float16/bfloat16 1e-2, float64 1e-6, exact for integers and booleans; the task's `atol`/`rtol`
+override the floating ones). The absolute tolerance is scaled by the output's magnitude when that is
+below one (`atol * min(1, max|reference|)`), so an output whose values are all smaller than atol
+cannot be passed by returning zeros.
 
 A mismatch names the first mismatching output, its shape, the max abs/rel error, the first bad
 element and where the errors sit (e.g. only the last 24 columns: a boundary or mask problem).
@@ -36,8 +38,10 @@ def shape_text(shape: Any) -> str:
 
 
 def compare_outputs(ref: list[Any], cand: list[Any], atol: float | None, rtol: float | None,
-                    scale_atol: bool = True, label: str = "") -> Mismatch | None:
-    """The first difference between two output lists, or None when every output matches."""
+                    scale_atol: bool = True, label: str = "", values: list[Any] | None = None) -> Mismatch | None:
+    """The first difference between two output lists, or None when every output matches. `values`, when
+    given, are what each output's values are compared with (the reference's float64 values); `ref`
+    decides the shapes, dtypes and tolerances."""
     import torch
 
     where = f" {label}" if label else ""
@@ -51,7 +55,8 @@ def compare_outputs(ref: list[Any], cand: list[Any], atol: float | None, rtol: f
         if c.dtype != r.dtype:
             text = f"output {index}{where} has dtype {str(c.dtype)[6:]}, the reference's is {str(r.dtype)[6:]}"
             return Mismatch(text, {"output": index})
-        found = compare_tensor(r, c, *tolerance(r.dtype, atol, rtol), scale_atol=scale_atol)
+        expected = values[index] if values is not None else r
+        found = compare_tensor(expected, c, *tolerance(r.dtype, atol, rtol), scale_atol=scale_atol)
         if found is not None:
             return Mismatch(f"output {index}{where} {found.diagnostic}", {"output": index, **found.metrics})
     return None
@@ -159,33 +164,6 @@ def _pattern(bad: Any) -> str:
 
 
 # -- reward-hacking checks -----------------------------------------------------------------------------
-def is_constant(t: Any) -> bool:
-    return t.numel() > 1 and bool((t == t.reshape(-1)[0]).all())
-
-
-def varies(t: Any, atol: float, rtol: float) -> bool:
-    """Whether a reference output varies by more than the tolerance (a constant answer cannot match it)."""
-    import torch
-
-    if t.numel() < 2 or not t.is_floating_point():
-        return t.numel() > 1 and not is_constant(t)
-    finite = t[torch.isfinite(t)].to(torch.float64)
-    if finite.numel() < 2:
-        return False
-    spread = float(finite.max() - finite.min())
-    return spread > atol * min(1.0, float(finite.abs().max())) + rtol * float(finite.abs().max())
-
-
-def constant_hack(ref: list[Any], cand: list[Any], atol: float | None, rtol: float | None) -> Mismatch | None:
-    """ModelNew returns a constant where the reference's output varies."""
-    for index, (r, c) in enumerate(zip(ref, cand)):
-        if is_constant(c) and varies(r, *tolerance(r.dtype, atol, rtol)):
-            text = (f"output {index} of ModelNew is constant ({c.reshape(-1)[0].item():.6g} everywhere) while the "
-                    f"reference's varies from {r.min().item():.6g} to {r.max().item():.6g}")
-            return Mismatch(text, {"output": index})
-    return None
-
-
 def input_independent(trials: list[list[Any]]) -> bool:
     """Whether the reference gave identical outputs on every trial (its inputs do not matter)."""
     import torch

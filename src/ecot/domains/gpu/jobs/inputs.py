@@ -58,8 +58,7 @@ def _numel(value: Any) -> int:
     return 0
 
 
-def choose_scale(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
-    constants = size_constants(vars(module))
+def choose_scale(module: types.ModuleType, job: dict[str, Any], constants: dict[str, Any]) -> dict[str, Any]:
     overrides = dict(job.get("cpu_sizes") or {})
     if job.get("cpu_scale"):
         sizes = {**scaled_sizes(constants, int(job["cpu_scale"])), **overrides}
@@ -149,6 +148,19 @@ def validate(module: types.ModuleType, job: dict[str, Any], plan: dict[str, Any]
         return {**_plan(module, dict(constants), constants, f"unscaled: the scaled reference failed ({type(err).__name__})")}
 
 
+def cpu_plan(module: types.ModuleType, job: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The CPU sizes for one shape set: `given` overrides size constants at the task's own sizes, and the
+    set is scaled like the task's own sizes (the task's cpu_sizes pin only the constants it leaves alone)."""
+    constants = {**size_constants(vars(module)), **given}
+    apply_sizes(module, constants)
+    pins = {k: v for k, v in (job.get("cpu_sizes") or {}).items() if k not in given}
+    plan = choose_scale(module, {**job, "cpu_sizes": pins}, constants)
+    if plan["elements"] > MAX_CPU_ELEMENTS:
+        raise RuntimeError(f"the reference cannot be scaled below {plan['elements']} elements ({plan['why']}); "
+                           "too large for the CPU path")
+    return validate(module, job, plan, constants)
+
+
 def main() -> None:
     import torch
 
@@ -160,14 +172,20 @@ def main() -> None:
     device = job["device"]
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
+    variants = [dict(v) for v in job.get("shapes") or []]
     plan: dict[str, Any] = {"sizes": dict(job.get("sizes") or {}), "factor": job.get("factor", 1), "why": "given"}
     if device == "cpu" and job.get("sizes") is None:
-        constants = size_constants(vars(module))
-        plan = choose_scale(module, job)
-        if plan["elements"] > MAX_CPU_ELEMENTS:
-            raise RuntimeError(f"the reference cannot be scaled below {plan['elements']} elements ({plan['why']}); "
-                               "too large for the CPU path")
-        plan = validate(module, job, plan, constants)
+        named = {name: getattr(module, name) for variant in variants for name in variant if hasattr(module, name)}
+        loaded = {**size_constants(vars(module)), **named}  # what each shape set starts from
+        plan = cpu_plan(module, job, {})
+        shapes = []
+        for variant in variants:
+            apply_sizes(module, loaded)
+            shapes.append(cpu_plan(module, job, variant))
+        plan["shapes"] = [s["sizes"] for s in shapes]
+        plan["elements"] = max([plan["elements"], *(s["elements"] for s in shapes)])
+    else:  # on the GPU every shape set runs at the sizes the task wrote
+        plan["shapes"] = variants
     emit(job["tag"], {"device": device, **plan})
 
 

@@ -2,7 +2,9 @@
 
 Guards against the timing hacks known from kernel benchmarks:
 - patched timers: the functions used here are bound before the candidate is imported, and
-  `timer_snapshot` / `tampered` notice a candidate that replaces any timing function afterwards;
+  `timer_snapshot` / `tampered` notice a candidate that replaces any timing function afterwards, or
+  the harness's own references to them;
+- lazy outputs: every timed output must be a plain tensor (a subclass could defer its work);
 - work on side streams: the end event is recorded only after a device-wide synchronize, so work a
   candidate queued on another stream is inside the measured interval; an event interval longer
   than the host's own clock for the same trial is impossible and flags a forged event;
@@ -13,6 +15,7 @@ Guards against the timing hacks known from kernel benchmarks:
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -21,9 +24,12 @@ L2_FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H100: 50 MB, B
 _perf_counter = time.perf_counter  # bound at import, before any candidate code
 
 
-def timer_targets() -> list[tuple[str, Any, str]]:
-    """(label, owner, attribute) of every timing function a candidate could replace."""
+def timer_targets(timer: Any = None) -> list[tuple[str, Any, str]]:
+    """(label, owner, attribute) of every timing function a candidate could replace: the public ones, and
+    the harness's own references to them (its module globals, the Timer's methods and bound functions)."""
     import torch
+
+    from ecot.domains.gpu.jobs import common
 
     targets: list[tuple[str, Any, str]] = [
         (f"time.{name}", time, name) for name in ("perf_counter", "perf_counter_ns", "time", "monotonic", "process_time")
@@ -31,21 +37,28 @@ def timer_targets() -> list[tuple[str, Any, str]]:
     cuda = torch.cuda
     targets += [(f"torch.cuda.{n}", cuda, n) for n in ("Event", "synchronize", "Stream", "current_stream", "default_stream")]
     targets += [(f"torch.cuda.Event.{n}", cuda.Event, n) for n in ("record", "elapsed_time", "synchronize", "query")]
+    here = sys.modules[__name__]
+    targets += [(f"the harness's {n}", here, n) for n in ("_perf_counter", "Timer", "tampered", "timer_snapshot",
+                                                           "timer_targets", "summarize", "_refill")]
+    targets += [(f"the harness's Timer.{n}", Timer, n) for n in ("__init__", "measure", "flush")]
+    targets += [(f"the harness's {n}", common, n) for n in ("emit", "forward", "as_outputs", "check_plain", "cpu_copies")]
+    if timer is not None:
+        targets += [(f"the harness's timer.{n}", timer, n) for n in ("event", "elapsed", "record", "wait", "sync", "plain")]
     return targets
 
 
-def timer_snapshot() -> dict[str, tuple[Any, Any]]:
+def timer_snapshot(timer: Any = None) -> dict[str, tuple[Any, Any]]:
     snap = {}
-    for label, owner, name in timer_targets():
+    for label, owner, name in timer_targets(timer):
         value = getattr(owner, name, None)
         snap[label] = (value, getattr(value, "__code__", None))
     return snap
 
 
-def tampered(snapshot: dict[str, tuple[Any, Any]]) -> list[str]:
+def tampered(snapshot: dict[str, tuple[Any, Any]], timer: Any = None) -> list[str]:
     """Timing functions replaced (or re-coded) since the snapshot."""
     changed = []
-    for label, owner, name in timer_targets():
+    for label, owner, name in timer_targets(timer):
         value = getattr(owner, name, None)
         before, code = snapshot.get(label, (None, None))
         if value is not before or getattr(value, "__code__", None) is not code:
@@ -65,6 +78,7 @@ class Timer:
         self.record = torch.cuda.Event.record
         self.wait = torch.cuda.Event.synchronize
         self.sync = torch.cuda.synchronize
+        self.plain = _plain_outputs
         self.flush_buffer: Any = None
 
     def flush(self) -> None:
@@ -94,12 +108,19 @@ class Timer:
                 self.record(end)
                 self.wait(end)
                 host_ms = (_perf_counter() - host_start) * 1000.0
+                self.plain(out)  # a tensor subclass could have deferred its work past the end event
                 ms = self.elapsed(start, end)
                 forged += ms > host_ms + 0.05
                 times.append(ms)
         stats = summarize(times)
         stats.update(forged_intervals=forged, last_trial=(trials - 1) % len(inputs))
         return stats, out
+
+
+def _plain_outputs(out: Any) -> None:
+    from ecot.domains.gpu.jobs import common
+
+    common.check_plain(common.as_outputs(out))
 
 
 def _refill(live: list[Any], values: list[Any]) -> None:
