@@ -123,6 +123,35 @@ def test_sandboxed_code_is_self_contained() -> None:
     assert not leaks, "code that runs inside the sandbox imports host-side modules:\n" + "\n".join(leaks)
 
 
+def named_domain(module: str) -> str | None:
+    """The domain whose folder holds a module (`ecot.domains.<name>.…`), else None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "domains" and parts[2] in domain_folders() else None
+
+
+@cache
+def domain_folders() -> frozenset[str]:
+    return frozenset(path.parent.name for path in (PACKAGE / "domains").glob("*/domain.py"))
+
+
+def test_a_domain_is_reached_only_through_its_descriptor() -> None:
+    """No module outside a domain's folder imports it (the registry names it by a string): bench, run,
+    icwm, report, export and cli read metrics, prompts, hints, previews and traces from its `Domain`."""
+    assert {"rtl", "cad", "python"} <= domain_folders()
+    leaks = [
+        f"{source} imports {target}"
+        for source, targets in graph().items()
+        for target in sorted(targets)
+        if named_domain(target) is not None and named_domain(source) != named_domain(target)
+    ]
+    assert not leaks, "modules that import a named domain instead of reading its descriptor:\n" + "\n".join(leaks)
+
+
+def test_the_import_reader_sees_a_named_domain() -> None:
+    assert named_domain("ecot.domains.cad.render") == "cad" and named_domain("ecot.domains.base") is None
+    assert named_domain("ecot.bench.metrics") is None
+
+
 def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's algorithm, iterative: the components with more than one module (the import circles)."""
     index: dict[str, int] = {}

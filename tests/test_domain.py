@@ -19,9 +19,10 @@ from ecot.core.outcome import PASS, LabelKind, Outcome
 from ecot.core.task import Task
 from ecot.domains import BACKENDS
 from ecot.domains.base import Backend
+from ecot.domains.firmware.hints import firmware_word
 from ecot.domains.rtl.domain import RtlLabel
 from ecot.export.fold import language
-from ecot.icwm.templates import firmware_word, strip_comments, template
+from ecot.icwm.templates import strip_comments, template
 from ecot.mutators import MUTATORS
 
 BUILT_IN = ("asm", "cad", "firmware", "gpu", "python", "rtl")
