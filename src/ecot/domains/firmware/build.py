@@ -22,7 +22,7 @@ from ecot import sandbox
 from ecot.core.task import Task
 from ecot.domains.firmware.options import FirmwareOptions
 
-SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
+SUPPORT_DIR = Path(__file__).resolve().parent / "jobs"  # the platform: what runs beside a candidate on the board
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
 TRUSTED_SOURCES = ("ecot_runtime.c", "ecot_periph.c", "ecot_trap.c", "ecot_startup.c")  # one unit, in this order
 ARCH = ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft")
