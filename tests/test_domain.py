@@ -112,7 +112,7 @@ def test_a_backend_cannot_declare_labels_of_its_own() -> None:
             domain = "rtl"
             labels = (PASS, "Stray_Error")
 
-            def evaluate(self, task: Task, candidate: str) -> Outcome:
+            def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
                 return Outcome(PASS, "")
 
 
@@ -120,7 +120,7 @@ def test_a_backend_without_a_descriptor_has_no_label_set() -> None:
     class Orphan(Backend):
         domain = "orphan"
 
-        def evaluate(self, task: Task, candidate: str) -> Outcome:
+        def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
             return Outcome(PASS, "")
 
     with pytest.raises(EcotError, match="domain 'orphan' has no descriptor"):

@@ -9,13 +9,13 @@ from ecot.domains.base import Backend
 from ecot_toy.domain import ToyLabel, ToyOptions
 
 
-class ToyBackend(Backend):
+class ToyBackend(Backend[ToyOptions]):
     domain = "toy"  # its labels are the descriptor's: ToyLabel and the shared ones
     tools = ("sh",)
     options_model = ToyOptions
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        expect = ToyOptions.of_task(task).expect
+    def evaluate(self, task: Task, options: ToyOptions, candidate: str) -> Outcome:
+        expect = options.expect
         with sandbox.workdir("ecot-toy-") as work:
             sandbox.write_files(work, {"candidate.sh": candidate})
             parsed = sandbox.run(["sh", "-n", "candidate.sh"], work, task.limits)

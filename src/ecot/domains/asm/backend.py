@@ -43,7 +43,7 @@ OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 PAST_END_NOTE = "<past the end>"
 
 
-class AsmBackend(Backend):
+class AsmBackend(Backend[AsmOptions]):
     domain = "asm"
     options_model = AsmOptions
     tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
@@ -66,8 +66,7 @@ class AsmBackend(Backend):
             self._prepared[key] = prep.build(task, spec)
         return self._prepared[key]
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        spec = AsmOptions.of_task(task)
+    def evaluate(self, task: Task, spec: AsmOptions, candidate: str) -> Outcome:
         built = self.prepared(task, spec)
         seed = prep.candidate_seed(task, candidate)
         expected, inputs = prep.reference_outputs(task, spec, built, seed, spec.random_cases)

@@ -39,7 +39,7 @@ LINK_ERROR = FirmwareLabel.LINK_ERROR.value
 NEWLIB_HINT = "install the Debian package libnewlib-arm-none-eabi (`make setup`)"
 
 
-class FirmwareBackend(Backend):
+class FirmwareBackend(Backend[FirmwareOptions]):
     domain = "firmware"
     options_model = FirmwareOptions
     tools = ("arm-none-eabi-gcc", "arm-none-eabi-addr2line", "qemu-system-arm")
@@ -50,8 +50,7 @@ class FirmwareBackend(Backend):
         if not _has_newlib():
             raise ToolMissingError("newlib (libc_nano.a for arm-none-eabi)", NEWLIB_HINT)
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        settings = FirmwareOptions.of_task(task)
+    def evaluate(self, task: Task, settings: FirmwareOptions, candidate: str) -> Outcome:
         expect = _expectations(task, settings)
         trusted = build.trusted_object(task, settings)
         if isinstance(trusted, str):

@@ -52,7 +52,7 @@ class Reference:
     answers: list[Any]  # per test: its return value or stdout (MISSING where it failed)
 
 
-class PythonBackend(Backend):
+class PythonBackend(Backend[PythonOptions]):
     domain = "python"
     options_model = PythonOptions
     install_hint = "install the Debian package python3 (`make setup`)"
@@ -67,8 +67,7 @@ class PythonBackend(Backend):
     def tool_versions(self) -> dict[str, str]:
         return {"python3": tool_version(INTERPRETER)}
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        spec = PySpec.of(task)
+    def evaluate(self, task: Task, spec: PySpec, candidate: str) -> Outcome:
         cases = load_cases(task, spec)
         reference = self.reference(task, spec, cases)
         limits = [spec.limit(cpu) for cpu in reference.cpu]

@@ -42,13 +42,13 @@ class Profile:
     source: str  # where the expectation comes from, for diagnostics
 
 
-def check(task: Task, run: rtl_sim.SimRun, candidate: str) -> Outcome:
+def check(task: Task, options: RtlOptions, run: rtl_sim.SimRun, candidate: str) -> Outcome:
     """The run's outcome, or Simulation_Mismatch when a passing run did not do the expected work."""
     outcome = run.outcome
     if not outcome.passed:
         return outcome
-    expected = profile(task)
-    problem = _shortfall(run, expected, _enders(candidate, RtlOptions.of_task(task).design_file))
+    expected = profile(task, options)
+    problem = _shortfall(run, expected, _enders(candidate, options.design_file))
     if problem is None:
         return outcome
     return Outcome(rtl_sim.SIMULATION_MISMATCH, problem, outcome.log, outcome.metrics)
@@ -77,10 +77,10 @@ def _enders(candidate: str, design: str) -> str:
     return f" ({', '.join(found[:3])})" if found else ""
 
 
-def profile(task: Task) -> Profile:
+def profile(task: Task, options: RtlOptions) -> Profile:
     """The expected run of this task: from option `samples`, else the reference's run (cached)."""
-    option = RtlOptions.of_task(task).samples
-    static = logs.calls_finish(task.files[rtl_sim.testbench_name(task)])
+    option = options.samples
+    static = logs.calls_finish(task.files[rtl_sim.testbench_name(task, options)])
     if option == "any":
         return Profile(None, static, "option samples")
     if option is not None:
@@ -91,7 +91,7 @@ def profile(task: Task) -> Profile:
     with _lock:
         cached = _cache.get(key)
     if cached is None:
-        cached = _measure(task)
+        cached = _measure(task, options)
         with _lock:
             if len(_cache) >= CACHE_LIMIT:
                 _cache.pop(next(iter(_cache)))
@@ -99,9 +99,9 @@ def profile(task: Task) -> Profile:
     return cached
 
 
-def _measure(task: Task) -> Profile:
+def _measure(task: Task, options: RtlOptions) -> Profile:
     with sandbox.workdir("ecot-rtl-ref-") as work:
-        run = rtl_sim.simulate(task, task.reference or "", work)
+        run = rtl_sim.simulate(task, options, task.reference or "", work)
     if not run.finished:
         # the reference does not simulate here (a broken task): the expected work is unknown, so no verdict
         raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
