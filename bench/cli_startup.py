@@ -35,6 +35,7 @@ from ecot.cli.common import find_task
 from ecot.core.task import Task
 from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl import sim as rtl_sim
+from ecot.domains.rtl.options import RtlOptions
 
 CHECK_IMPORTS = "import ecot.cli.main, ecot.cli.check, ecot.cli.common, ecot.domains.rtl.backend"
 PYDANTIC = "import pydantic\nclass Model(pydantic.BaseModel):\n    x: int = pydantic.Field(default=1, gt=0)"
@@ -80,7 +81,7 @@ def write_design(task: Task, folder: Path) -> tuple[Path, Path, str]:
     """The reference and the testbench as files, and the testbench's top module."""
     design = folder / str(task.option("design_file", "design.sv"))
     design.write_text(task.reference or "", encoding="utf-8")
-    name = rtl_sim.testbench_name(task)
+    name = rtl_sim.testbench_name(task, RtlOptions.of_task(task))
     testbench = folder / Path(name).name
     testbench.write_text(task.files[name], encoding="utf-8")
     top = task.option("tb_top", None) or rtl_logs.top_testbench_module(task.files[name])

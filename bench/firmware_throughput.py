@@ -30,13 +30,14 @@ from ecot.core.task import Task
 from ecot.domains import get_backend
 from ecot.domains.firmware import build
 from ecot.domains.firmware import run as qemu
+from ecot.domains.firmware.options import FirmwareOptions
 from ecot.mutators import MUTATORS
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 
 def bare_once(task: Task) -> float:
     """The backend's compile, link and QEMU commands, run directly."""
-    settings = build.Settings.of(task)
+    settings = FirmwareOptions.of_task(task)
     trusted = build.trusted_object(task, settings)
     assert not isinstance(trusted, str), trusted
     with tempfile.TemporaryDirectory() as tmp:

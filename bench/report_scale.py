@@ -33,7 +33,7 @@ from typing import Any
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.executors.local import make_executor
-from ecot.generators.replay import ReplayGenerator
+from ecot.generators.replay import ReplayGenerator, ReplayOptions
 from ecot.report import ReportOptions, build_report
 from ecot.report.browser import headless_chromium, unavailable
 from ecot.report.pages import default_jobs
@@ -66,7 +66,7 @@ class MemoEnvironment:
 
 
 async def _synth(store_path: Path, tasks: list[Task], samples: int, replay: Path) -> tuple[int, int]:
-    generator = ReplayGenerator(replay)
+    generator = ReplayGenerator(ReplayOptions(path=replay))
     config, identity = run_config(tasks, generator, samples, 4)
     with TrajectoryStore(store_path, writer=True) as store, make_executor(None, None, None) as pool:
         run_id = store.begin_run(config, identity)

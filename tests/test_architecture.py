@@ -1,5 +1,6 @@
-"""The import graph keeps the layers of docs/architecture.md: no upward import, no circle, and the code
-that runs inside the sandbox imports nothing of the host side."""
+"""The import graph keeps the layers of docs/architecture.md: no upward import, no circle, the code that
+runs inside the sandbox imports nothing of the host side, and no module outside a domain's folder
+imports it. Files and functions stay small enough to read whole."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
 PACKAGE = SRC / "ecot"
+MAX_FILE_LINES = 400
+MAX_FUNCTION_LINES = 60
 
 # Lowest first; a module may import from its own layer or a lower one.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -123,6 +127,41 @@ def test_sandboxed_code_is_self_contained() -> None:
     assert not leaks, "code that runs inside the sandbox imports host-side modules:\n" + "\n".join(leaks)
 
 
+def named_domain(module: str) -> str | None:
+    """The domain whose folder holds a module (`ecot.domains.<name>.…`), else None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "domains" and parts[2] in domain_folders() else None
+
+
+@cache
+def domain_folders() -> frozenset[str]:
+    return frozenset(path.parent.name for path in (PACKAGE / "domains").glob("*/domain.py"))
+
+
+# The hostile suite's per-domain case files attack one built-in backend each and name its labels: they are
+# that domain's tests, shipped so `ecot audit hostile` can run them, not code that reads a domain's facts.
+HOSTILE_CASES = "ecot.audit.hostile."
+
+
+def test_a_domain_is_reached_only_through_its_descriptor() -> None:
+    """No module outside a domain's folder imports it (the registry names it by a string): bench, run,
+    icwm, report, export and cli read metrics, prompts, hints, previews and traces from its `Domain`."""
+    assert {"rtl", "cad", "python"} <= domain_folders()
+    leaks = [
+        f"{source} imports {target}"
+        for source, targets in graph().items()
+        for target in sorted(targets)
+        if named_domain(target) is not None and named_domain(source) != named_domain(target)
+        and not source.startswith(HOSTILE_CASES)
+    ]
+    assert not leaks, "modules that import a named domain instead of reading its descriptor:\n" + "\n".join(leaks)
+
+
+def test_the_import_reader_sees_a_named_domain() -> None:
+    assert named_domain("ecot.domains.cad.render") == "cad" and named_domain("ecot.domains.base") is None
+    assert named_domain("ecot.bench.metrics") is None
+
+
 def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's algorithm, iterative: the components with more than one module (the import circles)."""
     index: dict[str, int] = {}
@@ -192,3 +231,37 @@ def test_the_import_reader_sees_function_level_imports() -> None:
     names = set(imported_names(PACKAGE / "executors" / "local.py"))
     assert "ecot.executors.ray" in names  # imported inside make_executor
     assert {"ecot.core.errors", "ecot.executors.work"} <= names
+
+
+def source_files() -> list[Path]:
+    """The code a reader of the project reads: its Python and C, and the examples; not task data."""
+    found = [path for pattern in ("*.py", "*.c", "*.h") for path in PACKAGE.rglob(pattern)]
+    found += list((ROOT / "examples").rglob("*.py"))
+    return sorted(path for path in found if "suite" not in path.relative_to(ROOT).parts)
+
+
+def long_functions(source: str) -> list[tuple[str, int]]:
+    """(name, lines) of each function or method, nested ones too, from its def to its last line."""
+    return [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None
+    ]
+
+
+def test_files_and_functions_stay_small() -> None:
+    files = source_files()
+    assert any(p.suffix == ".h" for p in files) and any("examples" in p.parts for p in files)
+    big = [f"{p.relative_to(ROOT)}: {n} lines" for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES]
+    assert not big, f"files over {MAX_FILE_LINES} lines (split them by job):\n" + "\n".join(big)
+    long = [
+        f"{p.relative_to(ROOT)}: {name} has {n} lines"
+        for p in files if p.suffix == ".py"
+        for name, n in long_functions(p.read_text(encoding="utf-8")) if n > MAX_FUNCTION_LINES
+    ]
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(long)
+
+
+def test_the_size_reader_counts_whole_functions() -> None:
+    source = "def outer():\n    def inner():\n        return 1\n\n    return inner\n"
+    assert sorted(long_functions(source)) == [("inner", 2), ("outer", 5)]

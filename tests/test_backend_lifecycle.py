@@ -44,7 +44,7 @@ class WarmToyBackend(Backend):
         self.closed += 1
         self.warm.close()
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
+    def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
         return Outcome(PASS, "")
 
 
@@ -174,7 +174,7 @@ class SlowToyBackend(Backend):
         self.started.set()
         assert self.release.wait(10)
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
+    def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
         return Outcome(PASS, "")
 
 

@@ -12,15 +12,16 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from ecot.bench import metrics as M
 from ecot.bench import report
 from ecot.bench.results import load_run
 from ecot.bench.run import BenchSettings, bench_config
 from ecot.bench.scores import bootstrap
 from ecot.core.outcome import Outcome, infra_error
+from ecot.core.scoring import pass_at_k
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
 from ecot.domains.gpu.outcome import speed_metrics
+from ecot.domains.rtl import metrics as rtl_metrics
 from ecot.generators.repair import RepairGenerator
 from ecot.store import TrajectoryStore
 
@@ -33,13 +34,13 @@ def brute_pass_at_k(n: int, c: int, k: int) -> float:
 
 @pytest.mark.parametrize(("n", "c", "k"), [(6, 1, 5), (10, 3, 5), (10, 0, 1), (7, 7, 5), (12, 2, 10), (5, 2, 1)])
 def test_pass_at_k_is_the_unbiased_estimator(n: int, c: int, k: int) -> None:
-    assert M.pass_at_k(n, c, k) == pytest.approx(brute_pass_at_k(n, c, k))
+    assert pass_at_k(n, c, k) == pytest.approx(brute_pass_at_k(n, c, k))
 
 
 def test_pass_at_k_hand_values_and_too_few_samples() -> None:
-    assert M.pass_at_k(6, 1, 5) == pytest.approx(5 / 6)  # 1 - C(5,5)/C(6,5)
-    assert M.pass_at_k(10, 2, 5) == pytest.approx(1 - 56 / 252)  # 1 - C(8,5)/C(10,5)
-    assert M.pass_at_k(4, 4, 5) is None  # n < k: undefined, never guessed
+    assert pass_at_k(6, 1, 5) == pytest.approx(5 / 6)  # 1 - C(5,5)/C(6,5)
+    assert pass_at_k(10, 2, 5) == pytest.approx(1 - 56 / 252)  # 1 - C(8,5)/C(10,5)
+    assert pass_at_k(4, 4, 5) is None  # n < k: undefined, never guessed
 
 
 def sim(mismatches: int, samples: int) -> Outcome:
@@ -50,14 +51,14 @@ def test_rtl_metrics_of_one_task() -> None:
     verdicts = [Outcome("Pass", "ok", metrics={"mismatches": 0, "samples": 8}), sim(2, 8), sim(6, 8),
                 Outcome("Syntax_Error", "x"), Outcome("No_Code", "x"),
                 Outcome("Timeout", "x", metrics={"stage": "compile"}), Outcome("Synthesis_Error", "latch")]
-    values = {m.name: m.fn(verdicts) for m in M.RTL}
+    values = {m.name: m.fn(verdicts) for m in rtl_metrics.METRICS}
     assert values["syn@1"] == pytest.approx(100 * 4 / 7)  # Pass, two mismatches, Synthesis_Error compiled
     assert values["func@1"] == pytest.approx(100 / 7)
     assert values["func@5"] == pytest.approx(100 * (1 - 6 / 21))  # 1 - C(6,5)/C(7,5)
     assert values["veriscope"] == pytest.approx((100 + 50 + 50 + 50) / 7)
     assert values["archx_n"] == 4
     assert values["archx_t"] == 100
-    assert M.archx_t([sim(2, 8), sim(6, 8), Outcome("Syntax_Error", "x")]) == pytest.approx(75.0)
+    assert rtl_metrics.archx_t([sim(2, 8), sim(6, 8), Outcome("Syntax_Error", "x")]) == pytest.approx(75.0)
 
 
 def test_bootstrap_interval_is_seeded_and_holds_the_mean() -> None:

@@ -223,7 +223,7 @@ def test_an_evaluation_checks_the_task_options_once_and_hands_them_down(monkeypa
     monkeypatch.setattr(backend, "run_script", lambda code, limits: (b"shape", "ran"))
     monkeypatch.setattr(backend, "check", lambda shape, ref, limits, task_limits: judged.append((ref, limits)) or ({"unreadable": "x"}, ""))
     task = cad_task({"reference_step": "ref.step", "iou_min": 0.99}, {"ref.step": "STEP DATA"})
-    outcome = backend.evaluate(task, "candidate")
+    outcome = backend.run(task, "candidate")
     assert len(validated) == 1
     assert built == [("STEP DATA", True)]  # the reference read the same options: the STEP file, not the script
     assert judged == [(b"ref", Thresholds(iou_min=0.99))]

@@ -15,7 +15,7 @@ from ecot.core.task import Task
 from ecot.core.trajectory import Turn
 from ecot.domains import get_backend
 from ecot.domains.cad.mutators.text import dimensions, evaluate, python_source, statement
-from ecot.generators.repair import RepairGenerator
+from ecot.generators.repair import RepairGenerator, RepairOptions
 from ecot.mutators import MUTATORS, MutationSet
 from ecot.mutators.base import clashes, compose
 from ecot.tasks.suite import bundled_suite_path, load_suite
@@ -120,7 +120,7 @@ def drive(generator: RepairGenerator, task: Task, backend) -> list[Turn]:
 
 
 def test_repair_trajectories_start_broken_quote_the_checks_and_reach_pass(tasks: list[Task], backend) -> None:
-    generator = RepairGenerator(seed=1, max_bugs=2, wrong_fix_rate=0.0)
+    generator = RepairGenerator(RepairOptions(seed=1, max_bugs=2, wrong_fix_rate=0.0))
     chosen = [replace(t, limits=t.limits.scaled(wall_s=8.0, cpu_s=8.0)) for t in tasks[::9]]
     for task in chosen:
         turns = drive(generator, task, backend)

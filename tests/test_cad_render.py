@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ecot.cli.cad_preview import main
+from ecot.cli.preview import main
 from ecot.core.errors import ToolMissingError
 from ecot.domains import get_backend
 from ecot.domains.cad.render import preview, render_png

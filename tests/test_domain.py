@@ -19,9 +19,10 @@ from ecot.core.outcome import PASS, LabelKind, Outcome
 from ecot.core.task import Task
 from ecot.domains import BACKENDS
 from ecot.domains.base import Backend
+from ecot.domains.firmware.hints import firmware_word
 from ecot.domains.rtl.domain import RtlLabel
 from ecot.export.fold import language
-from ecot.icwm.templates import firmware_word, strip_comments, template
+from ecot.icwm.templates import strip_comments, template
 from ecot.mutators import MUTATORS
 
 BUILT_IN = ("asm", "cad", "firmware", "gpu", "python", "rtl")
@@ -111,7 +112,7 @@ def test_a_backend_cannot_declare_labels_of_its_own() -> None:
             domain = "rtl"
             labels = (PASS, "Stray_Error")
 
-            def evaluate(self, task: Task, candidate: str) -> Outcome:
+            def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
                 return Outcome(PASS, "")
 
 
@@ -119,7 +120,7 @@ def test_a_backend_without_a_descriptor_has_no_label_set() -> None:
     class Orphan(Backend):
         domain = "orphan"
 
-        def evaluate(self, task: Task, candidate: str) -> Outcome:
+        def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
             return Outcome(PASS, "")
 
     with pytest.raises(EcotError, match="domain 'orphan' has no descriptor"):

@@ -17,7 +17,7 @@ from ecot.core.errors import EcotError
 from ecot.core.task import Task
 from ecot.generators import GENERATORS, Generation
 from ecot.generators.openai_chat import GeneratorRequestError, OpenAIGenerator, backoff_delay
-from ecot.generators.replay import ReplayGenerator
+from ecot.generators.replay import ReplayGenerator, ReplayOptions
 from ecot.serve.server import ChatRequest, Completion, ServeError, ServerProcess, start_server
 
 RTL = Task(id="adder", domain="rtl", prompt="Write an adder.")
@@ -157,7 +157,7 @@ def test_replay_lookup_by_task_turn_match_and_fallback(replay_path: Path) -> Non
 
 
 def test_replay_missing_answer_names_task_and_turn(replay_path: Path) -> None:
-    gen = ReplayGenerator(replay_path)
+    gen = ReplayGenerator(ReplayOptions(path=replay_path))
     with pytest.raises(EcotError, match="task 'other' turn 1"):
         run_one(gen, conversation(1), Task(id="other", domain="rtl", prompt=""))
 
@@ -166,14 +166,14 @@ def test_replay_file_errors(tmp_path: Path) -> None:
     with pytest.raises(EcotError, match="'path' is required"):
         ReplayGenerator.from_options({})
     with pytest.raises(EcotError, match="cannot read"):
-        ReplayGenerator(tmp_path / "absent.jsonl")
+        ReplayGenerator(ReplayOptions(path=tmp_path / "absent.jsonl"))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"content": "ok"}\n{"content": 3, "turn": -1}\n')
     with pytest.raises(EcotError, match=r"bad.jsonl:2: .*turn"):
-        ReplayGenerator(bad)
+        ReplayGenerator(ReplayOptions(path=bad))
     bad.write_text('{"content": "ok"}\nnot json\n')
     with pytest.raises(EcotError, match=r"bad.jsonl:2: not valid JSON"):
-        ReplayGenerator(bad)
+        ReplayGenerator(ReplayOptions(path=bad))
 
 
 # --- openai generator against `ecot serve --mode replay` ------------------------------------

@@ -15,7 +15,7 @@ from ecot.domains.gpu.outcome import (
     MEMORY_FAULT,
     NUMERICAL_MISMATCH,
 )
-from ecot.generators.repair import RepairGenerator
+from ecot.generators.repair import RepairGenerator, RepairOptions
 from ecot.mutators import MUTATORS
 from ecot.mutators.base import make_applied
 from ecot.tasks.suite import bundled_suite_path, load_suite
@@ -92,7 +92,7 @@ def test_clues_point_at_the_bug_kinds() -> None:
 def test_repair_generator_reaches_pass_on_the_real_backend() -> None:
     """A small generate -> run -> append loop (like tests/test_repair.py), K = 4 corrections."""
     task = TASKS["gpu/hinge_loss"]
-    generator = RepairGenerator(seed=3, max_bugs=2, wrong_fix_rate=0.0)
+    generator = RepairGenerator(RepairOptions(seed=3, max_bugs=2, wrong_fix_rate=0.0))
     backend = get_backend("gpu")
     turns: list[Turn] = []
     while len(turns) < 5:

@@ -12,6 +12,10 @@ from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome, infra_error, no_code
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.domains.asm.hints import asm_context, c_kind
+from ecot.domains.gpu.hints import triton_line_context
+from ecot.domains.languages import python_same_syntax
+from ecot.domains.python.hints import python_line_context
 from ecot.icwm.dataset import (
     Dataset,
     Example,
@@ -26,16 +30,7 @@ from ecot.icwm.fast import FastWorldModel
 from ecot.icwm.features import _WHOLE_NAME, Vocabulary, _word_count, diff, features, static_facts
 from ecot.icwm.fidelity import cross_validate, first_turns
 from ecot.icwm.metrics import TurnRecord, domain_turns
-from ecot.icwm.templates import (
-    asm_context,
-    c_kind,
-    parse_observation,
-    python_line_context,
-    python_same_syntax,
-    render_observation,
-    render_prompt,
-    triton_line_context,
-)
+from ecot.icwm.templates import parse_observation, render_observation, render_prompt
 from ecot.store import TrajectoryStore
 
 REFERENCE = "module adder(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"

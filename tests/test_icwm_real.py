@@ -15,7 +15,7 @@ import pytest
 from ecot.cli.main import main
 from ecot.core.outcome import Outcome
 from ecot.executors.local import LocalPool
-from ecot.generators.repair import RepairGenerator
+from ecot.generators.repair import RepairGenerator, RepairOptions
 from ecot.icwm import load_model
 from ecot.icwm.base import Prediction, WorldModel
 from ecot.icwm.dataset import Dataset, open_dataset
@@ -119,7 +119,7 @@ def test_a_predicted_pass_is_verified_for_real_before_the_trajectory_ends(tmp_pa
     task = next(t for t in load_suite(bundled_suite_path("rtl")) if t.id == "rtl/alu8")
     with TrajectoryStore(tmp_path / "s.db") as store, LocalPool(1) as pool:
         environment = WorldModelEnvironment(always_pass(), RealEnvironment(pool), store, audit_rate=0.0)
-        loop = SynthesisLoop(RepairGenerator(seed=1), environment, store, LoopSettings(max_rounds=4))
+        loop = SynthesisLoop(RepairGenerator(RepairOptions(seed=1)), environment, store, LoopSettings(max_rounds=4))
         run = store.begin_run({"test": "verify"})
         status, turns = asyncio.run(loop.run_trajectory(run, task, 0))
     assert turns[0].outcome.label != "Pass" and turns[0].observation_source == "real"  # the planted bug was caught

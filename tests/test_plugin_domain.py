@@ -1,115 +1,49 @@
-"""A domain added by an entry point is first-class: a toy shell-script domain, installed as a package in a
-temporary folder (a hand-written .dist-info, as pip would write it), goes through `ecot check`,
-`ecot synth --generator replay`, `ecot export` and the world model's templates, each in a fresh process."""
+"""A domain added by an entry point is first-class: the toy shell-script domain of examples/toy-domain,
+installed as a package in a temporary folder (a hand-written .dist-info, as pip would write it), goes
+through `ecot check`, `ecot synth --generator replay` (with its own instructions), `ecot export`, the
+world model's templates, `ecot bench` (with its own metric) and `ecot report` (with its own preview),
+each in a fresh process."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-
-DOMAIN_MODULE = '''
-from __future__ import annotations
-
-from pydantic import BaseModel, ConfigDict
-
-from ecot.core.domain import Domain, KindedLabel, LabelKind
-
-
-class ToyLabel(KindedLabel):
-    TOY_SYNTAX_ERROR = "Toy_Syntax_Error", LabelKind.BUILD
-    TOY_WRONG_OUTPUT = "Toy_Wrong_Output", LabelKind.WRONG
-
-
-class ToyOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    expect: str
-
-
-DOMAIN = Domain(
-    name="toy",
-    language="sh",
-    fences=("sh", "shell", "bash"),
-    suffix=".sh",
-    comment="#",
-    labels=ToyLabel,
-    backend="toyplug.backend:ToyBackend",
-    options=ToyOptions,
-)
-'''
-
-BACKEND_MODULE = '''
-from __future__ import annotations
-
-from ecot import sandbox
-from ecot.core.outcome import PASS, TIMEOUT, Outcome
-from ecot.core.task import Task
-from ecot.domains.base import Backend
-from toyplug.domain import ToyLabel, ToyOptions
-
-
-class ToyBackend(Backend):
-    """Shell scripts: `sh -n` is the compiler, `sh` the machine, the expected stdout the test."""
-
-    domain = "toy"  # its labels are the descriptor's: ToyLabel and the shared ones
-    tools = ("sh",)
-
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        expect = ToyOptions.model_validate(dict(task.options)).expect
-        with sandbox.workdir("ecot-toy-") as work:
-            sandbox.write_files(work, {"candidate.sh": candidate})
-            parsed = sandbox.run(["sh", "-n", "candidate.sh"], work, task.limits)
-            if parsed.returncode != 0:
-                return Outcome(ToyLabel.TOY_SYNTAX_ERROR.value, parsed.stderr.strip()[:300], parsed.stderr)
-            ran = sandbox.run(["sh", "candidate.sh"], work, task.limits)
-        if ran.timed_out:
-            return Outcome(TIMEOUT, "the script ran out of time")
-        got = ran.stdout.strip()
-        if got != expect:
-            return Outcome(ToyLabel.TOY_WRONG_OUTPUT.value, f"expected {expect!r}, got {got!r}", ran.stdout + ran.stderr)
-        return Outcome(PASS, "the output matches")
-'''
-
-TASK_TOML = '''
-id = "toy/five"
-domain = "toy"
-prompt = "Write a shell script that prints the sum of 2 and 3."
-reference_file = "reference.sh"
-
-[options]
-expect = "5"
-'''
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+EXAMPLE = ROOT / "examples" / "toy-domain"  # the toy domain the docs point to
 
 RIGHT = "# add them\necho $((2 + 3))\n"
 WRONG = "echo $((2 * 3))\n"
 BROKEN = "if then fi (\n"
 
 
+def entry_points(pyproject: Path) -> str:
+    """entry_points.txt as pip writes it from a pyproject's [project.entry-points] tables."""
+    tables = tomllib.loads(pyproject.read_text())["project"]["entry-points"]
+    return "".join(f"[{group}]\n" + "".join(f"{name} = {ref}\n" for name, ref in refs.items()) for group, refs in tables.items())
+
+
 @pytest.fixture(scope="module")
 def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A site folder holding the installed toy package, and a one-task suite and candidates beside it."""
+    """A site folder holding the installed example package, and its suite and candidates beside it."""
     root = tmp_path_factory.mktemp("toy-plugin")
     site = root / "site"
-    (site / "toyplug").mkdir(parents=True)
-    (site / "toyplug" / "__init__.py").write_text('"""A toy ecot domain."""\n')
-    (site / "toyplug" / "domain.py").write_text(DOMAIN_MODULE)
-    (site / "toyplug" / "backend.py").write_text(BACKEND_MODULE)
-    info = site / "toyplug-0.1.dist-info"
+    shutil.copytree(EXAMPLE / "ecot_toy", site / "ecot_toy", ignore=shutil.ignore_patterns("__pycache__"))
+    info = site / "ecot_toy-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplug\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[ecot.domains]\ntoy = toyplug.domain:DOMAIN\n")
-    task = root / "suite" / "five"
-    task.mkdir(parents=True)
-    (task / "task.toml").write_text(TASK_TOML)
-    (task / "reference.sh").write_text(RIGHT)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ecot-toy\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points(EXAMPLE / "pyproject.toml"))
+    shutil.copytree(EXAMPLE / "suite", root / "suite")
     for name, code in (("right.sh", RIGHT), ("wrong.sh", WRONG), ("broken.sh", BROKEN)):
         (root / name).write_text(code)
     return root
@@ -164,32 +98,78 @@ def test_check_judges_for_real(plugin: Path) -> None:
     assert checked(plugin, "broken.sh")["label"] == "Toy_Syntax_Error"
 
 
-def test_synth_with_replay_then_export(plugin: Path) -> None:
-    replay = plugin / "replay.jsonl"
-    answers = [
+def replay_file(path: Path, answers: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(a) + "\n" for a in answers))
+    return path
+
+
+@pytest.fixture(scope="module")
+def synthesized(plugin: Path) -> Path:
+    """A store holding one toy trajectory: a wrong answer, then the repair."""
+    replay = replay_file(plugin / "replay.jsonl", [
         {"task_id": "toy/five", "turn": 0, "content": f"<think>Multiply.</think>\n\n```sh\n{WRONG}```\n"},
         {"task_id": "toy/five", "turn": 1, "content": f"<think>It says 6; I must add.</think>\n\n```sh\n{RIGHT}```\n"},
-    ]
-    replay.write_text("".join(json.dumps(a) + "\n" for a in answers))
+    ])
     store = plugin / "toy.db"
     synth = ecot(plugin, "synth", str(plugin / "suite"), "--generator", "replay", "--gen-opt", f"path={replay}",
                  "--store", str(store), "--no-export", "--workers", "1")
     assert synth.returncode == 0, synth.stdout + synth.stderr
-    labels = python(plugin, textwrap.dedent(f"""
+    return store
+
+
+def test_synth_with_replay_then_export(plugin: Path, synthesized: Path) -> None:
+    stored = python(plugin, textwrap.dedent(f"""
+        import json
         from ecot.store import TrajectoryStore
-        with TrajectoryStore({str(store)!r}) as store:
+        with TrajectoryStore({str(synthesized)!r}) as store:
             for traj in store.iter_trajectories():
                 print(traj.domain, " ".join(traj.labels))
+                print(json.dumps(traj.prompt_messages[0]["content"]))
     """))
+    labels, system = stored.splitlines()
     assert labels.split() == ["toy", "Toy_Wrong_Output", "Pass"]
+    instructions = json.loads(system)  # the domain's own prompts.toml, its rule matched by the word "sum"
+    assert "POSIX shell scripts" in instructions and "use $(( ... ))" in instructions
+    assert "single ```sh code block" in instructions
     out = plugin / "corpus"
-    export = ecot(plugin, "export", "--store", str(store), "--out", str(out), "--format", "jsonl", "--validation", "0")
+    export = ecot(plugin, "export", "--store", str(synthesized), "--out", str(out), "--format", "jsonl", "--validation", "0")
     assert export.returncode == 0, export.stdout + export.stderr
     rows = [json.loads(line) for path in sorted(out.glob("*.jsonl")) for line in path.read_text().splitlines()]
     assert rows, f"no sample exported: {sorted(p.name for p in out.iterdir())}"
     answer = rows[0]["messages"][-1]["content"]
     assert "```sh\n# add them\necho $((2 + 3))\n```" in answer
     assert "Toy_Wrong_Output" in answer  # the folded trace walks the repair
+
+
+def test_bench_scores_with_the_domains_own_metric(plugin: Path) -> None:
+    replay = replay_file(plugin / "bench-replay.jsonl", [
+        {"task_id": "toy/five", "sample": 0, "content": f"```sh\n{RIGHT}```\n"},
+        {"task_id": "toy/five", "sample": 1, "content": f"```sh\n{BROKEN}```\n"},
+        {"task_id": "toy/five", "sample": 2, "content": f"```sh\n{WRONG}```\n"},
+    ])
+    store, report = plugin / "bench.db", plugin / "bench.json"
+    run = ecot(plugin, "bench", "run", str(plugin / "suite"), "--generator", "replay", "--gen-opt", f"path={replay}",
+               "--samples", "3", "--store", str(store), "--workers", "1", "--json", str(report))
+    assert run.returncode == 0, run.stdout + run.stderr
+    group = next(g for g in json.loads(report.read_text())["groups"] if g["domain"] == "toy")
+    assert group["metrics"]["parses"]["value"] == pytest.approx(200 / 3, abs=1e-3)  # the broken script alone does not parse
+    assert group["metrics"]["pass@1"]["value"] == pytest.approx(100 / 3, abs=1e-3)
+    shown = ecot(plugin, "bench", "report", "--store", str(store))
+    assert shown.returncode == 0, shown.stderr
+    assert "toy: toy (%)" in shown.stdout and "parses" in shown.stdout
+
+
+def test_report_shows_the_domains_preview(plugin: Path, synthesized: Path) -> None:
+    out = plugin / "report"
+    built = ecot(plugin, "report", "--store", str(synthesized), "--out", str(out), "--previews", "5",
+                 "--suite", str(plugin / "suite"))
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "1 previews" in built.stdout
+    page = next((out / "t").glob("*.html")).read_text()
+    assert "<h2>Toy preview</h2>" in page and "What the last attempt printed" in page
+    image = next((out / "previews" / "toy").glob("*.png"))
+    assert image.read_bytes().startswith(b"\x89PNG")
+    assert f'src="../previews/toy/{image.name}"' in page
 
 
 def test_world_model_templates_read_the_descriptor(plugin: Path) -> None:

@@ -19,7 +19,7 @@ from ecot.core.task import Task
 from ecot.core.trajectory import Turn
 from ecot.domains import get_backend
 from ecot.generators import GENERATORS
-from ecot.generators.repair import RepairGenerator
+from ecot.generators.repair import RepairGenerator, RepairOptions
 from ecot.mutators import MUTATORS
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
@@ -106,14 +106,14 @@ def test_resume_from_a_prefix_reproduces_the_next_turn(runs, tasks: list[Task]) 
     assert long, "no trajectory needed three turns"
     by_id = {t.id: t for t in tasks}
     for (task_id, sample), turns in long:
-        resumed = RepairGenerator(seed=0)  # a new process would start with an empty plan cache too
+        resumed = RepairGenerator(RepairOptions(seed=0))  # a new process would start with an empty plan cache too
         gen = asyncio.run(resumed.generate([], by_id[task_id], turns[:2], sample))
         assert (gen.reasoning, gen.code, gen.raw) == (turns[2].reasoning, turns[2].code, turns[2].raw)
 
 
 def test_no_code_turns_change_nothing(tasks: list[Task], backend) -> None:
     task = tasks[0]
-    silent = RepairGenerator(no_code_rate=1.0)
+    silent = RepairGenerator(RepairOptions(no_code_rate=1.0))
     gen = silent.answer(task, (), 0)
     assert gen.code is None and "```" not in split_thinking(gen.raw)[1]
     loud = RepairGenerator()
@@ -138,7 +138,7 @@ def test_infra_errors_resubmit_the_same_code(tasks: list[Task], backend) -> None
 
 
 def test_wrong_fixes_cost_a_round_then_get_undone(tasks: list[Task], backend) -> None:
-    generator = RepairGenerator(wrong_fix_rate=1.0, max_bugs=1, seed=4)
+    generator = RepairGenerator(RepairOptions(wrong_fix_rate=1.0, max_bugs=1, seed=4))
     undone = []
     for task in tasks:
         for sample in range(4):
@@ -155,11 +155,11 @@ def test_wrong_fixes_cost_a_round_then_get_undone(tasks: list[Task], backend) ->
 
 def test_plans_are_pure_functions_of_task_sample_and_seed(tasks: list[Task]) -> None:
     task = tasks[0]
-    plans = {s: RepairGenerator(seed=1).plan(task, s, RTL) for s in range(6)}
-    assert plans[0] == RepairGenerator(seed=1).plan(task, 0, RTL)
+    plans = {s: RepairGenerator(RepairOptions(seed=1)).plan(task, s, RTL) for s in range(6)}
+    assert plans[0] == RepairGenerator(RepairOptions(seed=1)).plan(task, 0, RTL)
     assert len({repr(p.bugs) for p in plans.values()}) > 1  # samples differ
     assert all(1 <= len(p.bugs) <= 3 for p in plans.values())
-    assert all(len(RepairGenerator(max_bugs=1).plan(task, s, RTL).bugs) == 1 for s in range(6))
+    assert all(len(RepairGenerator(RepairOptions(max_bugs=1)).plan(task, s, RTL).bugs) == 1 for s in range(6))
 
 
 def test_options_provenance_and_errors(tasks: list[Task]) -> None:
@@ -182,21 +182,21 @@ def test_another_process_writes_the_same_turn(tasks: list[Task]) -> None:
     task = tasks[1]
     script = (
         "import hashlib, sys\n"
-        "from ecot.generators.repair import RepairGenerator\n"
+        "from ecot.generators.repair import RepairGenerator, RepairOptions\n"
         "from ecot.tasks.suite import bundled_suite_path, load_suite\n"
         "task = next(t for t in load_suite(bundled_suite_path('rtl')) if t.id == sys.argv[1])\n"
-        "print(hashlib.sha256(RepairGenerator(seed=3).answer(task, (), 1).raw.encode()).hexdigest())\n"
+        "print(hashlib.sha256(RepairGenerator(RepairOptions(seed=3)).answer(task, (), 1).raw.encode()).hexdigest())\n"
     )
     env = {**os.environ, "PYTHONHASHSEED": "random"}
     done = subprocess.run([sys.executable, "-c", script, task.id], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
-    here = hashlib.sha256(RepairGenerator(seed=3).answer(task, (), 1).raw.encode()).hexdigest()
+    here = hashlib.sha256(RepairGenerator(RepairOptions(seed=3)).answer(task, (), 1).raw.encode()).hexdigest()
     assert done.stdout.strip() == here
 
 
 def test_falls_back_to_a_clean_rewrite_when_fixed_code_still_fails(tasks: list[Task], backend) -> None:
     task = tasks[0]
-    generator = RepairGenerator(max_bugs=1, wrong_fix_rate=0.0)
+    generator = RepairGenerator(RepairOptions(max_bugs=1, wrong_fix_rate=0.0))
     first = generator.answer(task, (), 0)
     turn0 = Turn(0, first.reasoning, first.code, first.raw, backend.run(task, first.code or ""))
     fixed = generator.answer(task, [turn0], 0)

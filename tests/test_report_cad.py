@@ -3,14 +3,15 @@ trajectories that ended with the same code."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from ecot.core.outcome import Outcome
 from ecot.core.trajectory import Trajectory, Turn
+from ecot.domains.cad import render
 from ecot.report import ReportOptions, build_report
-from ecot.report import cad as report_cad
 from ecot.store import TrajectoryStore
 from ecot.tasks.suite import bundled_suite_path, load_suite
 from report_fixtures import add
@@ -30,9 +31,10 @@ def test_preview_of_the_last_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyP
             turns = [Turn(0, "I copy the reference.", task.reference, task.reference, Outcome("Pass", "IoU 1.0"))]
             add(store, run, Trajectory(task.id, "cad", sample, prompt, turns, {}), "passed", sample)  # type: ignore[arg-type]
     renders: list[str] = []
-    real_preview = report_cad.preview
-    monkeypatch.setattr(report_cad, "preview", lambda *a, **k: renders.append(a[0].id) or real_preview(*a, **k))
-    options = ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report", cad_previews=2, cad_tasks={task.id: task})
+    real_draw = render.PREVIEW.draw
+    counted = replace(render.PREVIEW, draw=lambda *a, **k: renders.append(a[0].id) or real_draw(*a, **k))
+    monkeypatch.setattr(render, "PREVIEW", counted)
+    options = ReportOptions(store=tmp_path / "ecot.db", out=tmp_path / "report", previews=2, tasks={task.id: task})
     result = build_report(options)
     assert result.previews == 2 and renders == [task.id]  # one drawing for two trajectories with the same code
     images = [[a["src"] for t, a in page(tmp_path / "report" / "t" / f"{n}.html").tags if t == "img"] for n in (1, 2, 3)]

@@ -34,7 +34,7 @@ def test_writes_next_to_the_store_and_prints_the_path(store: Path, capsys: pytes
         (["--fidelity", "{tmp}/bad.json"], "cannot read the fidelity report"),
         (["--fidelity", "{tmp}/nothing"], "does not exist"),
         (["--bench", "{tmp}/list.json"], "a bench report is a JSON object, got list"),
-        (["--cad-previews", "-1"], "--cad-previews must be >= 0"),
+        (["--previews", "-1"], "--previews must be >= 0"),
         (["--jobs", "0"], "--jobs must be >= 1"),
         (["--prices", "{tmp}/bad.json"], "price table"),
     ],

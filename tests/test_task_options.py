@@ -115,7 +115,7 @@ def test_a_registered_domain_declares_its_model_on_its_backend(tmp_path: Path, m
         domain = "toyopts"
         options_model = ToyOptions
 
-        def evaluate(self, task: Task, candidate: str) -> Outcome:
+        def evaluate(self, task: Task, options: object, candidate: str) -> Outcome:
             return Outcome(PASS, "")
 
     monkeypatch.setitem(domains.BACKENDS._targets, "toyopts", "unused:ToyBackend")
@@ -128,3 +128,35 @@ def test_a_registered_domain_declares_its_model_on_its_backend(tmp_path: Path, m
             load_suite(write_task(tmp_path / "typo", "toyopts", {"runds": 3}, {}))
     finally:
         domains.options_model.cache_clear()
+
+
+# per domain: a small bundled task whose reference passes on every machine the domain runs on
+ONE_TASK = {"asm": "asm/bit_reverse32", "cad": "cad/bore_block", "firmware": "firmware/q15_mul_sat", "gpu": "gpu/relu",
+            "python": "python/fizzbuzz", "rtl": "rtl/add8_carry"}
+
+
+@pytest.mark.parametrize("domain", sorted(ONE_TASK))
+def test_an_evaluation_validates_its_options_once_and_hands_them_down(domain: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Backend.run` builds the typed options and every step of the evaluation reads that one model:
+    one validation per evaluation, the first (which fills the backend's per-task caches) as later ones."""
+    from ecot.core.errors import ToolMissingError
+    from ecot.domains import get_backend
+
+    task = next(t for t in load_suite(bundled_suite_path(domain)) if t.id == ONE_TASK[domain])
+    try:
+        backend = get_backend(domain)
+    except ToolMissingError as err:
+        pytest.skip(f"the {domain} backend needs the missing tool '{err.tool}'")
+    model = options_model(domain)
+    validated: list[object] = []
+    plain = model.model_validate
+
+    def counted(cls: type[Any], data: Any, **keywords: Any) -> Any:
+        validated.append(data)
+        return plain(data, **keywords)
+
+    monkeypatch.setattr(model, "model_validate", classmethod(counted))
+    for evaluations in (1, 2):
+        outcome = backend.run(task, task.reference or "")
+        assert outcome.passed, f"{task.id}: {outcome.label}: {outcome.diagnostic}"
+        assert len(validated) == evaluations, f"{task.id}: {len(validated)} validations after {evaluations} evaluations"

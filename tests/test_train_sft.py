@@ -88,12 +88,12 @@ def test_train_sft_then_resume_from_a_checkpoint(tiny_model: Path, corpus: Path,
 
 @pytest.mark.slow
 def test_trained_model_loads_in_the_hf_generator(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
-    from ecot.generators.hf_local import HFGenerator
+    from ecot.generators.hf_local import HFGenerator, HFOptions
 
     out = tmp_path / "lora"
     args = ["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN, "--lora", "--lora-r", "4"]
     assert main(args) == 0
-    generator = HFGenerator(model=str(out / "model"), max_new_tokens=4, device="cpu", threads=1)
+    generator = HFGenerator(HFOptions(model=str(out / "model"), max_new_tokens=4, device="cpu", threads=1))
     reply = generator.chat([{"role": "system", "content": "s"}, {"role": "user", "content": "Write add(a, b)."}])
     assert generator.load_info["how"] == "dir" and reply.usage["completion_tokens"] > 0
     assert not any("lora" in name for name in json.loads((out / "model" / "config.json").read_text()))  # adapters merged

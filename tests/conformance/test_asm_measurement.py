@@ -15,7 +15,7 @@ from ecot.domains.asm import elf as asm_elf
 from ecot.domains.asm import logs as asm_logs
 from ecot.domains.asm import seccomp as asm_seccomp
 from ecot.domains.asm.backend import FORBIDDEN_CODE, AsmBackend
-from ecot.domains.asm.prep import AsmSpec
+from ecot.domains.asm.options import AsmOptions
 
 from .common import bundled_task, describe, evaluate, skip_unless_tools, with_changes
 
@@ -71,7 +71,7 @@ def baseline() -> bytes:
     task = bundled_task("asm/popcount64")
     backend = skip_unless_tools("asm")
     assert isinstance(backend, AsmBackend)
-    return backend.prepared(task, AsmSpec.of(task)).base_prog
+    return backend.prepared(task, AsmOptions.of_task(task)).base_prog
 
 
 def _patched(program: bytes, kind: int, flags: int, new_kind: int | None = None) -> bytes:

@@ -11,7 +11,7 @@ import pytest
 
 from ecot.core.outcome import PASS
 from ecot.core.task import Task
-from ecot.domains.asm.prep import AsmSpec
+from ecot.domains.asm.options import AsmOptions
 from ecot.domains.asm.suite_builder import prompt_is_current
 
 from .common import bundled_tasks, describe, evaluate, skip_unless_tools, with_changes
@@ -34,7 +34,7 @@ def test_suite_size_and_coverage() -> None:
 
 @pytest.mark.parametrize("task", asm_params())
 def test_task_bundle_and_prompt_are_consistent(task: Task) -> None:
-    spec = AsmSpec.of(task)
+    spec = AsmOptions.of_task(task)
     for name in ("func.c", "driver.c", "tests.txt", "baseline.s"):
         assert name in task.files, f"{task.id} lacks {name}"
     assert prompt_is_current(task.prompt, spec.function, task.files["func.c"], task.files["baseline.s"]), (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT
-from ecot.domains.firmware.build import Settings
 from ecot.domains.firmware.clock import (
     AIRCR,
     WRITE_EVENT,
@@ -15,12 +14,13 @@ from ecot.domains.firmware.clock import (
 )
 from ecot.domains.firmware.expect import parse_expectations
 from ecot.domains.firmware.judge import judge
+from ecot.domains.firmware.options import FirmwareOptions
 from ecot.domains.firmware.report import MEMORY_FAULT, parse_report
 from ecot.domains.firmware.run import TRACE_READ_LIMIT, Artifacts
 from ecot.domains.firmware.trace import parse_trace
 from ecot.sandbox import ExecResult
 
-BUDGET = Settings().budget_us
+BUDGET = FirmwareOptions().budget_us
 TAG = "0x000000010x00000002"
 RESET = Write(AIRCR, 0x05FA0004)
 
@@ -65,7 +65,7 @@ def _verdict(trace_text: str, trace_bytes: int | None = None) -> tuple[str, str]
     run = ExecResult(returncode=0, stdout="", stderr="", timed_out=False, output_overflow=False, wall_s=0.1, isolated=True)
     report = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000001\n", TAG)
     found = Artifacts(trace=trace_text, trace_bytes=len(trace_text) if trace_bytes is None else trace_bytes)
-    verdict = judge(Settings(), expect, run, found, report, parse_trace(trace_text), lambda _: {}, 10.0)
+    verdict = judge(FirmwareOptions(), expect, run, found, report, parse_trace(trace_text), lambda _: {}, 10.0)
     return verdict.label, verdict.diagnostic
 
 

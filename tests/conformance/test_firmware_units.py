@@ -10,7 +10,6 @@ import pytest
 from ecot.core.task import Task
 from ecot.domains.firmware import regs
 from ecot.domains.firmware.build import (
-    Settings,
     compile_diagnostic,
     link_diagnostic,
     memory_usage,
@@ -22,6 +21,7 @@ from ecot.domains.firmware.expect import (
     compare_serial,
     parse_expectations,
 )
+from ecot.domains.firmware.options import FirmwareOptions
 from ecot.domains.firmware.report import (
     classify_fault,
     gate_note,
@@ -170,7 +170,7 @@ def test_order_and_final_checks_read_the_replay() -> None:
 def test_build_log_diagnostics() -> None:
     log = ("In file included from solution.c:1:\n/tmp/ecot-fw-x/stm32f4.h:278:29: error: called object is not a function\n"
            "solution.c:3:21: note: in expansion of macro 'RCC_AHB1ENR_GPIOAEN'\n")
-    assert compile_diagnostic(log, Settings()) == (
+    assert compile_diagnostic(log, FirmwareOptions()) == (
         "solution.c:3:21: error: called object is not a function "
         "(in the expansion of macro RCC_AHB1ENR_GPIOAEN from stm32f4.h:278:29)")
     text, metrics = link_diagnostic("ld: region `RAM' overflowed by 12345 bytes\n")
@@ -184,8 +184,8 @@ def test_build_log_diagnostics() -> None:
 def test_unknown_options_are_errors() -> None:
     task = Task("firmware/x", "firmware", "p", options={"stack_sise": 1})
     with pytest.raises(ValueError, match="stack_sise"):
-        Settings.of(task)
-    assert Settings.of(Task("firmware/y", "firmware", "p", options={"cflags": ["-DX"]})).cflags == ("-DX",)
+        FirmwareOptions.of_task(task)
+    assert FirmwareOptions.of_task(Task("firmware/y", "firmware", "p", options={"cflags": ["-DX"]})).cflags == ("-DX",)
 
 
 def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
@@ -194,7 +194,7 @@ def test_every_bundled_task_has_a_harness_and_valid_expectations() -> None:
     tasks = load_suite(bundled_suite_path("firmware"))
     assert len(tasks) >= 30
     for task in tasks:
-        settings = Settings.of(task)
+        settings = FirmwareOptions.of_task(task)
         assert settings.harness in task.files and "void harness_main(void)" in task.files[settings.harness], task.id
         exp = parse_expectations(task.files[settings.expect], task.id)
         checks = len(exp.results) + len(exp.readback) + len(exp.serial) + len(exp.final) + len(exp.pins)
@@ -214,8 +214,8 @@ def test_a_report_cut_short_is_not_a_pass() -> None:
     whole = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000001\n", TAG)
     cut = parse_report(f"\x02{TAG} R crc=0x00000001\n\x02{TAG} E results=0x00000002\n", TAG)
     boot = "".join(f"{WRITE_EVENT} cpu 0 mr 0x1 addr 0x{w.addr:x} value 0x{w.value:x} size 4 name 'stm32f2xx_timer'\n"
-                   for w in boot_sequence(Settings().budget_us))  # the harness clock's boot, as QEMU logs it
-    verdicts = [judge(Settings(), expect, run, Artifacts(), r, parse_trace(boot), lambda _: {}, 10.0) for r in (whole, cut)]
+                   for w in boot_sequence(FirmwareOptions().budget_us))  # the harness clock's boot, as QEMU logs it
+    verdicts = [judge(FirmwareOptions(), expect, run, Artifacts(), r, parse_trace(boot), lambda _: {}, 10.0) for r in (whole, cut)]
     assert verdicts[0].label == "Pass"
     assert verdicts[1].label == OUTPUT_MISMATCH and "cut short" in verdicts[1].diagnostic
 

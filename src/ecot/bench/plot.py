@@ -54,7 +54,7 @@ def report_panels(report: dict[str, Any]) -> list[Panel]:
             names += [] if name in names else [name]
             members += [] if group in members else [group]
     for (kind, unit), (names, members) in found.items():
-        sources = ", ".join(sorted({by_name(n).source for n in names}))
+        sources = ", ".join(sorted({by_name(n, kind.split(" ")[0]).source for n in names}))
         panels.append(_panel(f"{kind}: {sources} ({unit})", unit, names, [(g["group"], g["metrics"]) for g in members]))
     return panels
 

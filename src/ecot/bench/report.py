@@ -66,7 +66,7 @@ def tables(report: dict[str, Any]) -> list[Table]:
     kinds: dict[tuple[str, str], tuple[list[str], list[dict[str, Any]]]] = {}
     for group in groups:
         for name in (n for n in group["metrics"] if not n.startswith("pass@")):
-            names, members = kinds.setdefault((group["domain"], by_name(name).source), ([], []))
+            names, members = kinds.setdefault((group["domain"], by_name(name, group["domain"]).source), ([], []))
             names += [] if name in names else [name]
             members += [] if group in members else [group]
     for (domain, source), (names, members) in kinds.items():

@@ -16,6 +16,7 @@ import numpy as np
 
 from ecot.bench import metrics as M
 from ecot.bench.results import BenchRun, TaskRound
+from ecot.core.scoring import BenchMetric
 
 BOOTSTRAP = 1000  # resamples of the tasks
 CONFIDENCE = 0.95
@@ -56,7 +57,7 @@ class GroupScore:
         }
 
 
-def task_values(rounds: dict[str, TaskRound], run: BenchRun, metrics: Sequence[M.Metric]) -> dict[str, dict[str, float | None]]:
+def task_values(rounds: dict[str, TaskRound], run: BenchRun, metrics: Sequence[BenchMetric]) -> dict[str, dict[str, float | None]]:
     """metric -> task -> value, over the tasks with at least one judged sample."""
     return {m.name: {task: m.fn(entry.judged) for task, entry in rounds.items() if entry.judged} for m in metrics}
 
@@ -72,7 +73,7 @@ def bootstrap(values: Sequence[float], seed: int = 0) -> tuple[float, float]:
     return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
 
 
-def aggregate(per_task: dict[str, float | None], metric: M.Metric, samples: int) -> Score:
+def aggregate(per_task: dict[str, float | None], metric: BenchMetric, samples: int) -> Score:
     values = [v for v in per_task.values() if v is not None]
     if not values or (metric.speed and len(values) < len(per_task)):  # a partial speed score would be a guess
         return Score(None, note=_why_none(metric, samples))
@@ -80,7 +81,7 @@ def aggregate(per_task: dict[str, float | None], metric: M.Metric, samples: int)
     return Score(float(np.mean(values)), low, high, len(values))
 
 
-def _why_none(metric: M.Metric, samples: int) -> str:
+def _why_none(metric: BenchMetric, samples: int) -> str:
     if metric.name.startswith(("pass@", "syn@", "func@")):
         k = int(metric.name.split("@")[1])
         if samples < k:
@@ -105,7 +106,7 @@ def group_scores(run: BenchRun, round_: int) -> list[GroupScore]:
     return found
 
 
-def _score(group: str, domain: str, rounds: dict[str, TaskRound], run: BenchRun, metrics: Sequence[M.Metric],
+def _score(group: str, domain: str, rounds: dict[str, TaskRound], run: BenchRun, metrics: Sequence[BenchMetric],
            samples: int) -> GroupScore:
     values = task_values(rounds, run, metrics)
     return GroupScore(

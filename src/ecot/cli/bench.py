@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ecot.core.errors import EcotError
+
+if TYPE_CHECKING:
+    from ecot.icwm.base import WorldModel
 
 DEFAULT_STORE = Path("out/bench.db")
 
@@ -118,18 +121,38 @@ def _check(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
-    from ecot.cli.bench_session import execute
+    from ecot.bench.session import benchmark
+    from ecot.cli.common import console
     from ecot.cli.synth import read_text, runnable_tasks
+    from ecot.cli.synth_report import exit_status, print_report
     from ecot.generators import make_generator
+    from ecot.run.session import RunOptions
+    from ecot.store import TrajectoryStore
 
     _check(args)
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
     settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label)
-    run_id, status = execute(args, tasks, generator, settings, system_prompt)
-    _report(argparse.Namespace(store=args.store, run=run_id, corpus=None, json=args.json, plot=args.plot))
-    return status
+    world = _world_model(args.world_model)
+    result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
+                       options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
+                       console=console)
+    if result.not_run_here:
+        console.print(f"[yellow]{len(result.not_run_here)} tasks not run here: their reference does not pass on this "
+                      "machine (`ecot bench report` lists them)[/yellow]")
+    with TrajectoryStore(args.store) as store:
+        print_report(store, result, None)
+    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, json=args.json, plot=args.plot))
+    return exit_status(result)
+
+
+def _world_model(path: Path | None) -> WorldModel | None:
+    if path is None:
+        return None
+    from ecot.icwm import load_model
+
+    return load_model(path)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -148,7 +148,8 @@ def fold_options(args: argparse.Namespace) -> dict[str, str]:
 async def _export(args: argparse.Namespace, options: ExportOptions) -> ExportReport:
     from rich.progress import Progress
 
-    from ecot.export import TraceRewriter, export_store, make_generator
+    from ecot.export import TraceRewriter, export_store
+    from ecot.generators import make_generator
     from ecot.store import TrajectoryStore, check_run
 
     rewriter = None

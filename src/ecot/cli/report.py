@@ -1,7 +1,7 @@
 """Write a static HTML report of a trajectory store: an overview (runs, pass rate per domain and round,
 labels per round, depth statistics, tokens and cost, world-model audits), a filterable table of every
 trajectory, and one page per trajectory (prompt, each turn's code and diff, verdict, log, metrics,
-execution trace, the folded ECoT sample). World-model fidelity reports (fidelity.json of `ecot icwm
+execution trace, a preview where the domain draws one, the folded ECoT sample). World-model fidelity reports (fidelity.json of `ecot icwm
 eval`) and benchmark reports (bench.json) get their own pages; by default they are looked for below
 the store's folder (icwm/ and bench/).
 
@@ -15,9 +15,12 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ecot.core.errors import EcotError
+
+if TYPE_CHECKING:
+    from ecot.core.task import Task
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prices", type=Path, metavar="FILE", help="price table (TOML, USD per million tokens per model) for the cost column")
     parser.add_argument("--fidelity", type=Path, action="append", default=[], metavar="PATH", help="fidelity.json of `ecot icwm eval`, or a folder holding some (repeatable; default: below <store folder>/icwm)")
     parser.add_argument("--bench", type=Path, action="append", default=[], metavar="PATH", help="bench.json of `ecot bench`, or a folder holding some (repeatable; default: below <store folder>/bench)")
-    parser.add_argument("--cad-previews", type=int, default=0, metavar="N", help="draw the last attempt's solid next to the reference for at most N CAD trajectories (seconds each; kept for reruns; default 0)")
-    parser.add_argument("--suite", action="append", default=[], help="suite holding the CAD tasks, for --cad-previews (default: the bundled CAD suite)")
+    parser.add_argument("--previews", "--cad-previews", dest="previews", type=int, default=0, metavar="N", help="draw the last attempt next to the reference for at most N trajectories of domains that have a preview (CAD: the solids; seconds each; kept for reruns; default 0; --cad-previews: its older name, kept for compatibility)")
+    parser.add_argument("--suite", action="append", default=[], help="suite holding the tasks, for --previews (default: the bundled suites of the domains that have a preview)")
     parser.add_argument("--jobs", type=int, metavar="N", help="processes rendering trajectory pages (default: one per core but one, at most 8)")
 
 
@@ -38,15 +41,15 @@ def run(args: argparse.Namespace) -> int:
     from ecot.report.pages import default_jobs
     from ecot.run.usage import load_prices
 
-    if args.cad_previews < 0:
-        raise EcotError(f"--cad-previews must be >= 0, got {args.cad_previews}")
+    if args.previews < 0:
+        raise EcotError(f"--previews must be >= 0, got {args.previews}")
     if args.jobs is not None and args.jobs < 1:
         raise EcotError(f"--jobs must be >= 1, got {args.jobs}")
     out = args.out if args.out is not None else args.store.parent / "report"
     options = ReportOptions(
         store=args.store, out=out, run_id=args.run, prices=load_prices(args.prices) if args.prices else None,
-        fidelity=list(args.fidelity), bench=list(args.bench), cad_previews=args.cad_previews,
-        cad_tasks=_cad_tasks(args.suite) if args.cad_previews else {}, jobs=args.jobs or default_jobs(),
+        fidelity=list(args.fidelity), bench=list(args.bench), previews=args.previews,
+        tasks=_preview_tasks(args.suite) if args.previews else {}, jobs=args.jobs or default_jobs(),
         warn=lambda text: console.print(f"[yellow]{text}[/yellow]"),
     )
     with _progress(console) as progress:
@@ -55,17 +58,23 @@ def run(args: argparse.Namespace) -> int:
     counts = result.counts
     console.print(
         f"{result.trajectories} trajectories; files: {counts.written} written, {counts.unchanged + counts.kept} unchanged, "
-        f"{counts.removed} removed ({result.seconds:.1f} s)" + (f"; {result.previews} CAD previews" if result.previews else ""),
+        f"{counts.removed} removed ({result.seconds:.1f} s)" + (f"; {result.previews} previews" if result.previews else ""),
         markup=False,
     )
     print(f"report: {result.index} (open {result.index.resolve().as_uri()})")
     return 0
 
 
-def _cad_tasks(suites: list[str]) -> dict[str, Any]:
+def _preview_tasks(suites: list[str]) -> dict[str, Task]:
+    """The tasks previews are drawn for: the given suites', else the bundled suites of the domains with a preview."""
     from ecot.cli.common import load_tasks
+    from ecot.core.domain import find_domain
+    from ecot.tasks.suite import bundled_domains
 
-    return {t.id: t for t in load_tasks(suites, ["cad"])}
+    if suites:
+        return {t.id: t for t in load_tasks(suites)}
+    drawn = [name for name in bundled_domains() if (found := find_domain(name)) is not None and found.preview]
+    return {t.id: t for t in load_tasks([], drawn)} if drawn else {}
 
 
 class _progress:

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI imports its implementation lazily
-    from ecot.icwm.environment import WorldModelEnvironment
+    from ecot.core.task import Task
+    from ecot.generators.base import Generator
+    from ecot.icwm.environment import WorldModelJudge
+    from ecot.run.control import Budget
+    from ecot.run.session import RunOptions
+    from ecot.run.usage import PriceTable
+    from ecot.store import TrajectoryStore
 
 from ecot.core.errors import EcotError
 
@@ -70,14 +76,14 @@ def read_text(path: Path, flag: str) -> str:
     return text
 
 
-def runnable_tasks(args: argparse.Namespace) -> list[Any]:
+def runnable_tasks(args: argparse.Namespace) -> list[Task]:
     """The selected tasks whose toolchains are installed; a domain with a missing tool is skipped loudly."""
     from ecot.cli.common import console, load_tasks
     from ecot.core.errors import ToolMissingError
     from ecot.domains import BACKENDS
 
     tasks = load_tasks(args.suites, args.domain)
-    usable: list[Any] = []
+    usable: list[Task] = []
     for domain in sorted({t.domain for t in tasks}):
         try:
             BACKENDS.get(domain)().check_tools()
@@ -108,15 +114,10 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
     from ecot.cli.common import console
     from ecot.cli.synth_report import exit_status, print_report
-    from ecot.executors.local import make_executor
     from ecot.generators import make_generator
-    from ecot.run.identity import run_config
-    from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
-    from ecot.run.progress import LiveCounters, ProgressReporter
+    from ecot.run.session import synthesize
     from ecot.store import TrajectoryStore
 
     check_arguments(args)
@@ -124,32 +125,27 @@ def run(args: argparse.Namespace) -> int:
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
     budget, prices = _budget(args, generator)
-    settings = LoopSettings(max_rounds=args.max_rounds, max_in_flight=args.max_in_flight, system_prompt=system_prompt)
-    config, identity = run_config(tasks, generator, args.samples, args.max_rounds, system_prompt)
-    world = _world_model(args, config, identity)  # a bad model fails before a store is created
-    asyncio.run(generator.preflight())  # an unreachable endpoint: one line naming it, nothing stored
-    store = TrajectoryStore(args.store, writer=True)  # a second synth on this store stops here, naming this one
-    try:
-        run_id = store.begin_run(config, identity)
-        control = _control(store, run_id, budget)
-        counters = LiveCounters(total=len(tasks) * args.samples)
-        with make_executor(args.ray_address, args.workers, args.max_pending) as pool:
-            real = RealEnvironment(pool)
-            audited = None if world is None else _world_environment(world, real, store, args)
-            loop = SynthesisLoop(generator, real if audited is None else audited, store, settings, control, counters)
-            with ProgressReporter(counters, console, f"run {run_id}", args.progress_every) as progress:
-                summary = asyncio.run(_run(loop, run_id, tasks, args.samples, lambda _: progress.advance()))
-        print_report(store, run_id, summary, prices)
-        if world is not None and audited is not None:
-            console.print(f"world model {world.name}: {audited.stats.as_dict()}")
+    judge = _judge(args)  # a bad model fails before a store is created
+    result = synthesize(tasks, generator, args.store, samples=args.samples, max_rounds=args.max_rounds,
+                        system_prompt=system_prompt, budget=budget, judge=judge, options=run_options(args),
+                        console=console)
+    with TrajectoryStore(args.store) as store:
+        print_report(store, result, prices)
+        if judge is not None:
+            console.print(f"world model {judge.model.name}: {result.judge}")
         if not args.no_export:
-            _export(store, run_id, args.out)
-    finally:
-        store.close()
-    return exit_status(summary, control)
+            _export(store, result.run_id, args.out)
+    return exit_status(result)
 
 
-def _budget(args: argparse.Namespace, generator: Any) -> tuple[Any, Any]:
+def run_options(args: argparse.Namespace) -> RunOptions:
+    from ecot.run.session import RunOptions
+
+    return RunOptions(max_in_flight=args.max_in_flight, workers=args.workers, ray_address=args.ray_address,
+                      max_pending=args.max_pending, progress_every=args.progress_every)
+
+
+def _budget(args: argparse.Namespace, generator: Generator) -> tuple[Budget, PriceTable | None]:
     """(Budget, PriceTable or None) from --budget-tokens/--budget-usd/--prices; checked before any work."""
     from ecot.run.control import Budget
     from ecot.run.usage import load_prices
@@ -162,45 +158,17 @@ def _budget(args: argparse.Namespace, generator: Any) -> tuple[Any, Any]:
     return Budget(tokens=args.budget_tokens, usd=args.budget_usd, price=price), prices
 
 
-def _control(store: Any, run_id: int, budget: Any) -> Any:
-    """The run's stop switch, charged with what earlier invocations of the run already spent."""
-    from ecot.run.control import RunControl
-    from ecot.run.usage import usage_totals
-
-    spent = usage_totals(store.usage_rows(run_id), {}).all
-    return RunControl(budget, spent.to_dict())
-
-
-def _world_model(args: argparse.Namespace, config: dict[str, Any], identity: dict[str, Any]) -> Any:
-    """The --world-model, loaded offline; its name and the audit rate enter the run config (and key)."""
+def _judge(args: argparse.Namespace) -> WorldModelJudge | None:
+    """The --world-model, loaded offline, verified by real runs and audited at --audit-rate."""
     if args.world_model is None:
         return None
     from ecot.icwm import load_model
+    from ecot.icwm.environment import WorldModelJudge
 
-    world = load_model(args.world_model)
-    for target in (config, identity):
-        target.update(environment=world.source, audit_rate=args.audit_rate)
-        if args.min_confidence:
-            target.update(min_confidence=args.min_confidence)
-    return world
+    return WorldModelJudge(load_model(args.world_model), audit_rate=args.audit_rate, min_confidence=args.min_confidence)
 
 
-def _world_environment(world: Any, real: Any, store: Any, args: argparse.Namespace) -> WorldModelEnvironment:
-    from ecot.icwm.environment import WorldModelEnvironment
-
-    return WorldModelEnvironment(
-        world, real, store, audit_rate=args.audit_rate, verify=True, min_confidence=args.min_confidence
-    )
-
-
-async def _run(loop: Any, run_id: int, tasks: list[Any], samples: int, on_done: Any) -> Any:
-    try:
-        return await loop.run(run_id, tasks, samples, on_done)
-    finally:
-        await loop.generator.aclose()
-
-
-def _export(store: Any, run_id: int, out: Path) -> None:
+def _export(store: TrajectoryStore, run_id: int, out: Path) -> None:
     from ecot.cli.common import console
     from ecot.export import export_run
 

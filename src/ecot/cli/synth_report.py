@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ecot.run.loop import RunSummary
+    from ecot.run.session import RunResult
+    from ecot.run.usage import PriceTable
+    from ecot.store import TrajectoryStore
 
 EXIT_OK, EXIT_FAILED, EXIT_BUDGET = 0, 1, 3
 
 
-def print_report(store: Any, run_id: int, summary: Any, prices: Any) -> None:
+def print_report(store: TrajectoryStore, result: RunResult, prices: PriceTable | None) -> None:
     from ecot.cli.common import console
     from ecot.run.usage import render_usage, run_models, usage_totals
 
+    run_id, summary = result.run_id, result.summary
     console.print(summary_table(store, run_id, summary))
     totals = usage_totals(store.usage_rows(run_id), run_models(store.runs()), prices)
     if totals.all.turns:
@@ -20,7 +29,7 @@ def print_report(store: Any, run_id: int, summary: Any, prices: Any) -> None:
         console.print(f"[yellow]stopped early: {summary.stop_reason}; rerun the same command to resume[/yellow]", highlight=False)
 
 
-def summary_table(store: Any, run_id: int, summary: Any) -> Any:
+def summary_table(store: TrajectoryStore, run_id: int, summary: RunSummary) -> Table:
     from rich.table import Table
     from rich.text import Text
 
@@ -51,8 +60,9 @@ def summary_table(store: Any, run_id: int, summary: Any) -> Any:
     return table
 
 
-def exit_status(summary: Any, control: Any) -> int:
+def exit_status(result: RunResult) -> int:
     """1 for errors (a generator, a harness, ecot itself, a lost endpoint), else 3 when a budget stopped the run, else 0."""
-    if summary.generator_errors or summary.harness_errors or summary.crashes or (summary.stop_reason and not control.budget_hit):
+    summary = result.summary
+    if summary.generator_errors or summary.harness_errors or summary.crashes or (summary.stop_reason and not result.budget_hit):
         return EXIT_FAILED
     return EXIT_BUDGET if summary.stop_reason else EXIT_OK

@@ -1,10 +1,12 @@
 """The Domain descriptor: every fact about a domain that code outside the domain's folder needs.
 
-Extraction (fences), export (fold language), import (file suffix), the world model's templates
-(comment style, label set, word hints) and the mutators read a domain's descriptor instead of keeping
-their own per-domain tables, so that a domain registered through the `ecot.domains` entry-point group
-is as complete as a built-in one. Each domain declares `DOMAIN = Domain(...)` in its package; the
-descriptor holds only cheap data and lazy "module:attr" references, so importing it loads no toolchain.
+Extraction (fences), export (fold language, trace format), import (file suffix), the prompt router
+(instructions), the world model's templates (comment style, label set, language hints), the
+benchmark (metrics), the report (previews) and the mutators read a domain's descriptor instead of
+keeping their own per-domain tables, so that a domain registered through the `ecot.domains`
+entry-point group is as complete as a built-in one, and no module outside `ecot.domains` imports a
+named domain. Each domain declares `DOMAIN = Domain(...)` in its package; the descriptor holds only
+cheap data and lazy "module:attr" references, so importing it loads no toolchain.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from ecot.core.registry import Registry, load_reference
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from ecot.core.scoring import BenchMetric
+    from ecot.core.task import Task
+    from ecot.core.views import PreviewHook, TraceFormat
 
 __all__ = [
     "DOMAINS",
@@ -46,15 +52,26 @@ PYTHON_MASK = re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[
 
 @dataclass(frozen=True)
 class WorldModelHints:
-    """What the world model's templates may know about a domain's language beyond comments.
+    """What the world model's templates (and the mutators) may know about a domain's language beyond
+    its comment style; every field is optional, and the world model reads code without it.
 
     `code_mask` blanks spans that are not code (comments and string literals) before code is scanned;
     `special_words` (called once, lazily) maps words with a domain meaning to a class name, e.g. the
-    firmware's vector-table handler names to "HANDLER".
+    firmware's vector-table handler names to "HANDLER"; `word_class` classes any word of the
+    language (default: the special words). The rest feed the world model's features: which metrics an
+    observation reports, whether indentation is syntax, a cheap static fact about code (does it
+    compile?) and which token swaps cannot change it, and words about the task or a reference line.
     """
 
     code_mask: re.Pattern[str] | None = None
     special_words: Callable[[], Mapping[str, str]] | None = None
+    word_class: Callable[[str], str | None] | None = None
+    observed_metrics: tuple[str, ...] = ()  # metric keys an observation shows, in order; (): every non-time one
+    indentation: bool = False  # leading whitespace is syntax (Python)
+    static: Callable[[str], str] | None = None  # a cheap static fact about the code, used as a feature
+    same_syntax: Callable[[str, str], bool] | None = None  # a token swap that cannot change `static`'s answer
+    context: Callable[[Task], tuple[str, ...]] | None = None  # words about the task, read from its bundle
+    line_context: Callable[[Task, int], tuple[str, ...]] | None = None  # words about a reference line's role
 
 
 @dataclass(frozen=True)
@@ -72,9 +89,12 @@ class Domain:
     alt_suffixes: tuple[str, ...] = ()  # other source suffixes; a bundle holding one keeps it (".sv")
     mutators: str | None = None  # "module:attr" of the repair generator's MutationSet, if the domain has one
     hints: WorldModelHints = field(default_factory=WorldModelHints)
-    # A TOML file shaped like ecot/run/prompts/<domain>.toml (system, answer_format, [[rules]]) for a
-    # domain whose instructions are not among the router's files; None: instructions built from this.
+    # The generator's instructions: a TOML file with `system`, `answer_format` and optional [[rules]]
+    # (docs/architecture.md); None: instructions built from this descriptor.
     instructions: Path | None = None
+    metrics: str | None = None  # "module:attr" of the domain's own benchmark metrics (tuple of BenchMetric)
+    preview: str | None = None  # "module:attr" of a PreviewHook: a picture of a candidate for reports
+    traces: str | None = None  # "module:attr" of the TraceFormat of the execution traces its backend records
 
     def all_labels(self) -> tuple[str, ...]:
         """The domain's labels then the shared ones, as plain strings."""
@@ -115,6 +135,18 @@ class Domain:
     def load_backend(self) -> Any:
         """The Backend class named by `backend`."""
         return load_reference(self.backend)
+
+    def load_metrics(self) -> tuple[BenchMetric, ...]:
+        """The domain's own benchmark metrics; () when it names none."""
+        return tuple(load_reference(self.metrics)) if self.metrics else ()
+
+    def load_preview(self) -> PreviewHook | None:
+        found: PreviewHook | None = load_reference(self.preview) if self.preview else None
+        return found
+
+    def load_traces(self) -> TraceFormat | None:
+        found: TraceFormat | None = load_reference(self.traces) if self.traces else None
+        return found
 
 
 DOMAINS: Registry[Domain] = Registry(

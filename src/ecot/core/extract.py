@@ -1,4 +1,4 @@
-"""Pulling reasoning and code out of raw model answers."""
+"""Pulling reasoning and code out of raw model answers, and putting code into a fenced block."""
 
 from __future__ import annotations
 
@@ -36,3 +36,10 @@ def extract_code(answer: str, domain: str) -> str | None:
         return None
     preferred = [body for lang, body in blocks if lang in domain_fences(domain)]
     return (preferred or [body for _, body in blocks])[-1].strip() + "\n"
+
+
+def fence(body: str, lang: str) -> str:
+    """The code as a fenced block tagged with its language, as extraction reads it back."""
+    body = body.rstrip("\n")
+    ticks = "````" if "```" in body else "```"  # keep a fence inside the code from closing ours
+    return f"{ticks}{lang}\n{body}\n{ticks}"

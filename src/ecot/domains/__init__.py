@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import threading
 from functools import cache
+from typing import Any
 
 from pydantic import BaseModel
 
 from ecot.core.domain import NO_OPTIONS, DescribedRegistry, find_domain
 from ecot.domains.base import Backend, DomainOptions, FreeOptions
 
-BACKENDS: DescribedRegistry[type[Backend]] = DescribedRegistry("backends", "backend")
+BACKENDS: DescribedRegistry[type[Backend[Any]]] = DescribedRegistry("backends", "backend")
 
 
 @cache
@@ -37,12 +38,12 @@ def options_model(domain: str) -> type[BaseModel]:
 
 
 # keyed by process too: a forked child must not share its parent's warm interpreters (their pipes)
-_backends: dict[tuple[int, str], Backend] = {}
+_backends: dict[tuple[int, str], Backend[Any]] = {}
 _backends_lock = threading.Lock()  # guards the two tables, never held while a backend prepares
 _preparing: dict[tuple[int, str], threading.Lock] = {}  # one per domain: cad's start must not hold up rtl
 
 
-def get_backend(domain: str) -> Backend:
+def get_backend(domain: str) -> Backend[Any]:
     """This process's checked and prepared backend for a domain (backends keep warm state); the
     process closes it with close_backends()."""
     key = (os.getpid(), domain)

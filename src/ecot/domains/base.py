@@ -1,4 +1,5 @@
-"""The backend contract: run(task, candidate) -> Outcome, on a real toolchain."""
+"""The backend contract: run(task, candidate) -> Outcome, on a real toolchain; `run` validates the task's
+options once and hands the typed model down: evaluate(task, options, candidate)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -42,7 +43,7 @@ class DomainOptions(BaseModel):
     """A domain's task [options]: typed, with defaults, and no unknown names (a typo is an error).
 
     Task files keep options as a plain table; the model is built from it when a suite is loaded (to
-    fail early, naming the file) and again by the backend, which reads only the typed fields."""
+    fail early, naming the file) and once per evaluation by `Backend.run`, which hands it to `evaluate`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -96,7 +97,10 @@ def check_options(model: type[BaseModel], options: Mapping[str, Any], files: Map
         raise TaskOptionsError(where, err.option, err.message) from None
 
 
-class Backend(ABC):
+OptionsT = TypeVar("OptionsT", bound=BaseModel)  # the options model a backend's evaluate reads
+
+
+class Backend(ABC, Generic[OptionsT]):
     domain: ClassVar[str]  # the name of the domain descriptor that holds this backend's labels
     tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
     install_hint: ClassVar[str] = "run `make setup`"
@@ -165,7 +169,7 @@ class Backend(ABC):
             raise ValueError(f"task {task.id} is domain '{task.domain}', not '{self.domain}'")
         start = time.monotonic()
         try:  # a lone surrogate (a model's answer may hold one) cannot be written as UTF-8: U+FFFD instead
-            outcome = self.evaluate(task, encodable(candidate))
+            outcome = self.evaluate(task, self.task_options(task), encodable(candidate))
         except Exception as err:  # noqa: BLE001 - any harness crash is an infrastructure failure
             outcome = infra_error(f"{self.domain} backend failed: {type(err).__name__}: {err}")
         return Outcome(
@@ -177,6 +181,17 @@ class Backend(ABC):
             wall_s=round(time.monotonic() - start, 4),
         )
 
+    def task_options(self, task: Task) -> OptionsT:
+        """The task's typed options (its descriptor's model, else the one this backend declares), validated
+        now: once per evaluation; ValueError names a bad option."""
+        from ecot.domains import options_model
+
+        try:
+            made = build_options(options_model(self.domain), task.options, task.files)
+        except OptionProblem as err:
+            raise ValueError(f"task {task.id}: {err}") from None
+        return cast(OptionsT, made)  # the model registered for this domain is the one its evaluate reads
+
     @abstractmethod
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        """Domain work; may raise on harness failure."""
+    def evaluate(self, task: Task, options: OptionsT, candidate: str) -> Outcome:
+        """Domain work on the typed options `run` validated; may raise on harness failure."""

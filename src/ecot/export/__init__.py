@@ -14,14 +14,14 @@ if TYPE_CHECKING:
     from ecot.export.fold import build_trace, chat_prompt, fold_trajectory, foldable, split_sample
     from ecot.export.options import ExportOptions
     from ecot.export.pipeline import ExportReport, export_run, export_store
-    from ecot.export.rewrite import TraceRewriter, make_generator, rewrite_trace
+    from ecot.export.rewrite import TraceRewriter, rewrite_trace
 
 # public name -> the submodule that defines it
 _HOMES: dict[str, str] = {
     "build_trace": "fold", "chat_prompt": "fold", "fold_trajectory": "fold", "foldable": "fold", "split_sample": "fold",
     "FORMATS": "choices", "ExportOptions": "options",
     "ExportReport": "pipeline", "export_run": "pipeline", "export_store": "pipeline",
-    "TraceRewriter": "rewrite", "make_generator": "rewrite", "rewrite_trace": "rewrite",
+    "TraceRewriter": "rewrite", "rewrite_trace": "rewrite",
 }
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "export_store",
     "fold_trajectory",
     "foldable",
-    "make_generator",
     "rewrite_trace",
     "split_sample",
 ]

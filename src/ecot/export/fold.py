@@ -14,6 +14,7 @@ from typing import Any
 
 from ecot.core.domain import get_domain
 from ecot.core.errors import EcotError
+from ecot.core.extract import fence
 from ecot.core.outcome import INFRA_ERROR, NOT_RUN, TRUNCATED, Outcome, shown_metrics
 from ecot.core.trajectory import REAL, Message, Trajectory, Turn
 
@@ -212,12 +213,6 @@ def condense(text: str, limit: int = REASONING_CHARS) -> str:
     ends = [m.end(0) for m in _SENTENCE_END.finditer(head)]
     cut = ends[-1] if ends and ends[-1] > limit // 2 else limit
     return head[:cut].rstrip() + " [...]"
-
-
-def fence(body: str, lang: str) -> str:
-    body = body.rstrip("\n")
-    ticks = "````" if "```" in body else "```"  # keep a fence inside the code from closing ours
-    return f"{ticks}{lang}\n{body}\n{ticks}"
 
 
 # -- metadata --------------------------------------------------------------------------------

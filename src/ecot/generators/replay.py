@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,7 +28,7 @@ from ecot.core.errors import EcotError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import Generation, Generator
-from ecot.generators.options import Options, build_generation, content_text, turn_number
+from ecot.generators.options import GeneratorOptions, build_generation, content_text, turn_number
 
 ANY_TASK = "*"
 
@@ -111,22 +111,26 @@ def last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
     return ""
 
 
+class ReplayOptions(GeneratorOptions):
+    """The replay generator's one option."""
+
+    owner: ClassVar[str] = "replay generator"
+
+    path: Path  # the JSONL replay file
+
+
 class ReplayGenerator(Generator):
     """Answers from a replay file; a missing answer is an error that names the task and turn."""
 
     name = "replay"
     synthetic = True
 
-    def __init__(self, path: str | Path) -> None:
-        self.book = ReplayBook.load(path)
+    def __init__(self, options: ReplayOptions) -> None:
+        self.book = ReplayBook.load(options.path)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
-        """Options: `path` (required): the JSONL replay file."""
-        reader = Options("replay generator", options)
-        path = reader.require_str("path")
-        reader.finish()
-        return cls(path)
+        return cls(ReplayOptions.from_table(options))
 
     async def generate(
         self, messages: Sequence[Message], task: Task, turns: Sequence[Turn] = (), sample: int = 0

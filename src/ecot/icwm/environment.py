@@ -12,6 +12,9 @@
   report's selective table says which threshold buys which accuracy at which share of turns.
 - A domain the model never saw is served by the real backend, and so is a candidate the model fails
   on (counted; the other requests of its batch are predicted one by one, unharmed).
+
+`WorldModelJudge` hands a world model to a run as its judge (`ecot.run.synthesize(..., judge=...)`):
+verified as above for synthesis, or alone for a benchmark scored by predictions.
 """
 
 from __future__ import annotations
@@ -183,3 +186,35 @@ class WorldModelEnvironment(BaseEnvironment):
         self.stats.confusion[f"{turn.outcome.label}->{real.label}"] += 1
         if not agree:
             log.info("audit: %s turn %d predicted %s, real %s", traj.task_id, turn.index, turn.outcome.label, real.label)
+
+
+@dataclass
+class WorldModelJudge:
+    """A world model as the judge of a run (ecot.run.session.Judge). Verified (synthesis): each predicted
+    Pass is re-run for real, `audit_rate` of its turns are audited, and a turn it is less than
+    `min_confidence` sure of runs for real. Alone (`verify=False`, benchmarks): it judges every turn."""
+
+    model: WorldModel
+    audit_rate: float = 0.0
+    min_confidence: float = 0.0
+    verify: bool = True
+    made: WorldModelEnvironment | None = None
+
+    def identity(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"environment": self.model.source}
+        if self.verify:
+            found["audit_rate"] = self.audit_rate
+        if self.min_confidence:
+            found["min_confidence"] = self.min_confidence
+        return found
+
+    def environment(self, real: RealLike, store: AuditStore) -> WorldModelEnvironment:
+        if self.verify:
+            self.made = WorldModelEnvironment(self.model, real, store, audit_rate=self.audit_rate, verify=True,
+                                              min_confidence=self.min_confidence)
+        else:
+            self.made = WorldModelEnvironment(self.model, real=None, store=None, audit_rate=0.0, verify=False)
+        return self.made
+
+    def stats(self) -> dict[str, Any]:
+        return self.made.stats.as_dict() if self.made is not None else {}

@@ -1,4 +1,5 @@
-"""Per-domain templates: how code is read (comments, fence language) and how an observation is written.
+"""Domain templates: how code is read (comments, fence language, the descriptor's world-model hints)
+and how an observation is written.
 
 The observation template is the world model's output format (the language-model world model learns
 to write it; `parse_observation` reads it back into an Outcome):
@@ -13,203 +14,25 @@ the candidate against the bundle's reference, and the numbered candidate.
 
 from __future__ import annotations
 
-import builtins
 import difflib
-import keyword
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
-from ecot.core.domain import PYTHON_MASK, Domain, find_domain
+from ecot.core.domain import Domain, find_domain
 from ecot.core.outcome import Metric, Outcome
 from ecot.core.task import Task
-from ecot.mutators.base import Source, split_top_level
 
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
-HASH_COMMENTS = re.compile(r"#[^\n]*")
 TIME_SUFFIXES = ("_s", "_ms")
-
-
-def python_syntax(code: str) -> str:
-    """A static fact about Python source: does it compile? (compile() parses, it runs nothing)."""
-    import warnings
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like are not verdicts
-            compile(code, "<candidate>", "exec", dont_inherit=True)
-    except IndentationError:
-        return "indentation_error"
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return "syntax_error"
-    return "compiles"
-
-
-PYTHON_WORDS = frozenset(keyword.kwlist) | frozenset(dir(builtins))
-C_WORDS = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if inline int long "
-    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
-    "bool true false NULL uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t int64_t size_t".split()
-)
-X86_CALLEE_SAVED = re.compile(r"[re]?bx|b[lh]|[re]?bp|bpl|[re]?sp|spl|r1[2-5][dwb]?")
-X86_REGISTER = re.compile(r"[re]?[acd]x|[acd][lh]|[re]?(?:si|di)|(?:si|di)l|r(?:8|9|1[01])[dwb]?|[xyz]mm\d+|rip")
-
-
-def python_word(text: str) -> str | None:
-    return "KW" if text in PYTHON_WORDS else None
-
-
-def c_word(text: str) -> str | None:
-    return "KW" if text in C_WORDS else None
-
-
-@cache
-def special_words(domain: str) -> Mapping[str, str]:
-    """The words with a domain meaning that the domain's descriptor names (word -> class)."""
-    described = find_domain(domain)
-    hook = described.hints.special_words if described is not None else None
-    return dict(hook()) if hook is not None else {}
-
-
-def firmware_word(text: str) -> str | None:
-    """A C word, or a word the firmware descriptor names, such as a Cortex-M vector-table handler."""
-    return special_words("firmware").get(text) or c_word(text)
-
-
-C_PROTOTYPE = re.compile(r"^\s*(?:extern\s+)?([\w\s*]+?)\s*\b(\w+)\s*\(([^;{}]*)\)\s*;", re.MULTILINE)
-C_PARAMETERS = re.compile(r",(?![^()]*\))")  # commas between parameters, not inside a callback's type
-
-
-def c_kind(declaration: str) -> str:
-    """A C parameter or return type by what its register holds: fn, ptr, i64, i8, i32 or void."""
-    if "(*" in declaration:
-        return "fn"
-    if "*" in declaration:
-        return "ptr"
-    words = set(re.findall(r"\w+", declaration))
-    if words & {"long", "size_t", "int64_t", "uint64_t", "intptr_t", "uintptr_t"}:
-        return "i64"
-    if "char" in words:
-        return "i8"
-    return "void" if words <= {"void"} else "i32"
-
-
-def asm_context(task: Task) -> tuple[str, ...]:
-    """The kinds of the routine's arguments and result, from its C prototype in the bundle: an address
-    bug faults only on a pointer argument, a clobbered register only matters around a callback."""
-    name = task.options.get("function")
-    for text in task.files.values():
-        for match in C_PROTOTYPE.finditer(text):
-            if match.group(2) == name:
-                params = [p for p in C_PARAMETERS.split(match.group(3)) if p.strip() not in ("", "void")]
-                return tuple(sorted({f"arg:{c_kind(p)}" for p in params} | {f"ret:{c_kind(match.group(1))}"}))
-    return ()
-
-
-@lru_cache(maxsize=256)
-def _python_line_roles(reference: str, entry: str) -> tuple[tuple[str, ...], ...]:
-    """Per reference line, read from indentation: whether it runs in a loop (or a nested one), and in
-    the entry point, a helper or at module level."""
-    roles: list[tuple[str, ...]] = []
-    blocks: list[tuple[int, str]] = []  # (indent, "loop" | "def:NAME" | "block") of the open blocks
-    for text in reference.splitlines():
-        stripped = text.strip()
-        if not stripped or stripped.startswith("#"):
-            roles.append(())
-            continue
-        indent = len(text) - len(text.lstrip())
-        while blocks and blocks[-1][0] >= indent:
-            blocks.pop()
-        kinds = [kind for _, kind in blocks]
-        functions = [kind[4:] for kind in kinds if kind.startswith("def:")]
-        where = "module" if not functions else "entry" if functions[0] == entry else "helper"
-        loops = kinds.count("loop")
-        roles.append((f"in:{where}", *(["in:loop"] if loops else []), *(["in:loop2"] if loops > 1 else [])))
-        if stripped.startswith(("for ", "while ", "async for ")):
-            blocks.append((indent, "loop"))
-        elif stripped.startswith("def "):
-            blocks.append((indent, "def:" + stripped[4:].split("(")[0].strip()))
-        elif stripped.endswith(":"):
-            blocks.append((indent, "block"))
-    return tuple(roles)
-
-
-def python_line_context(task: Task, line: int) -> tuple[str, ...]:
-    """Where a changed line runs: in a loop, a changed index or bound is hit on every pass (an
-    IndexError more than a wrong answer); in the entry point or a helper, or once at module level."""
-    entry = str(task.options.get("entry_point") or "").rpartition(".")[2]
-    roles = _python_line_roles(task.reference or "", entry)
-    return roles[line - 1] if 0 < line <= len(roles) else ()
-
-
-TRITON_ACCESS = re.compile(r"\btl\.(load|store)\(")
-PY_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
-
-
-def _triton_accesses(line: str, mask: re.Pattern[str]) -> list[tuple[str, str, str]]:
-    """(load or store, row or flat, address and mask text) of each Triton memory access on a line; an
-    address with a product or a 2-D broadcast is row-addressed."""
-    found = []
-    source = Source(line, mask)
-    for match in TRITON_ACCESS.finditer(source.masked):
-        close = source.closing(match.end() - 1)
-        args = [a.strip() for a in split_top_level(line[match.end() : len(line) if close is None else close])]
-        positional_mask = 1 if match.group(1) == "load" else 2  # tl.load(ptr, mask, ...), tl.store(ptr, value, mask)
-        masks = [a for a in args if a.startswith("mask=")] or args[positional_mask:positional_mask + 1]
-        address = args[0] if args else ""
-        found.append((match.group(1), "row" if "*" in address or "None" in address else "flat", " ".join([address, *masks])))
-    return found
-
-
-@lru_cache(maxsize=4096)
-def triton_line_context(task: Task, line: int) -> tuple[str, ...]:
-    """How a reference line reaches memory: its own loads and stores, and those whose address or mask
-    the name it assigns (a mask, offsets) feeds. An overrun of a stored row lands in the next row
-    (programs race: a wrong number); a flat overrun, or one only loaded, leaves the buffer (a fault)."""
-    lines = (task.reference or "").splitlines()
-    if not 0 < line <= len(lines):
-        return ()
-    text = lines[line - 1]
-    described = find_domain(task.domain)
-    mask = (described.hints.code_mask if described is not None else None) or PYTHON_MASK
-    words = {f"access:{kind}:{shape}" for kind, shape, _ in _triton_accesses(text, mask)}
-    assigned = PY_ASSIGNED.match(text)
-    if assigned:
-        name = re.compile(rf"\b{re.escape(assigned.group(1))}\b")
-        uses = [(kind, shape) for at, other in enumerate(lines) if at != line - 1 and name.search(other)
-                for kind, shape, where in _triton_accesses(other, mask) if name.search(where)]
-        stores = [shape for kind, shape in uses if kind == "store"]
-        if stores:
-            words.add("guards:store:" + ("row" if "row" in stores else "flat"))
-        elif uses:
-            words.add("guards:load:" + ("row" if any(shape == "row" for _, shape in uses) else "flat"))
-    return tuple(sorted(words))
-
-
-def x86_word(text: str) -> str | None:
-    """An x86-64 register by its role in the System V calling convention (callee-saved or scratch)."""
-    if X86_CALLEE_SAVED.fullmatch(text):
-        return "REG_SAVED"
-    return "REG" if X86_REGISTER.fullmatch(text) else None
-
-
-_PY_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|0[xX][0-9a-fA-F]+")
-_PY_BINARY = frozenset("+ - * / % ** << >> & | ^ < > <= >= == != += -= *= /=".split())
-
-
-def python_same_syntax(old: str, new: str) -> bool:
-    """Whether putting token `new` where `old` stood keeps any Python text parsing as it did: a name
-    for a name, a number for a number, a binary operator for a binary operator (keywords excluded)."""
-    if old.isidentifier() and new.isidentifier():
-        return not (keyword.iskeyword(old) or keyword.iskeyword(new))
-    if _PY_NUMBER.fullmatch(old) and _PY_NUMBER.fullmatch(new):
-        return True
-    return old in _PY_BINARY and new in _PY_BINARY
 
 
 @dataclass(frozen=True)
 class DomainTemplate:
+    """How the world model reads a domain's code: its descriptor's language and comment style, and its
+    world-model hints (`WorldModelHints`) with the shared defaults filled in."""
+
     language: str
     comments: re.Pattern[str] | None
     metrics: tuple[str, ...] = ()  # metric keys of the observation, in order; () = every non-time metric
@@ -222,37 +45,31 @@ class DomainTemplate:
     line_context: Callable[[Task, int], tuple[str, ...]] | None = None  # words about a reference line's role
 
 
-TEMPLATES: dict[str, DomainTemplate] = {
-    "rtl": DomainTemplate("verilog", C_COMMENTS, ("mismatches", "samples", "cells")),
-    "firmware": DomainTemplate("c", C_COMMENTS, word_class=firmware_word),
-    "gpu": DomainTemplate(
-        "python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax,
-        word_class=python_word, line_context=triton_line_context,
-    ),
-    "cad": DomainTemplate("python", HASH_COMMENTS, indentation=True, static=python_syntax,
-                          same_syntax=python_same_syntax, word_class=python_word),
-    "python": DomainTemplate(
-        "python", HASH_COMMENTS, indentation=True, static=python_syntax, same_syntax=python_same_syntax,
-        word_class=python_word, line_context=python_line_context,
-    ),
-    "asm": DomainTemplate("asm", HASH_COMMENTS, word_class=x86_word, context=asm_context),
-}
-
-
-def template(domain: str) -> DomainTemplate:
-    """The built-in template of a domain, else one read from its descriptor (a plug-in domain)."""
-    found = TEMPLATES.get(domain)
-    return found if found is not None else described_template(domain)
-
-
 @cache
-def described_template(domain: str) -> DomainTemplate:
-    """A template from a domain's descriptor: its language, comment style and special words."""
+def template(domain: str) -> DomainTemplate:
+    """The template of a domain, read from its descriptor; a bare one for a domain nobody registered."""
     described = find_domain(domain)
     if described is None:
         return DomainTemplate(domain, None)
-    words = special_words(domain)
-    return DomainTemplate(described.language, line_comments(described.comment), word_class=words.get)
+    hints = described.hints
+    return DomainTemplate(
+        described.language, line_comments(described.comment), hints.observed_metrics,
+        indentation=hints.indentation, static=hints.static, same_syntax=hints.same_syntax,
+        word_class=hints.word_class or special_words(domain).get, context=hints.context or _no_context,
+        line_context=hints.line_context,
+    )
+
+
+def _no_context(task: Task) -> tuple[str, ...]:
+    return ()
+
+
+@cache
+def special_words(domain: str) -> Mapping[str, str]:
+    """The words with a domain meaning that the domain's descriptor names (word -> class)."""
+    described = find_domain(domain)
+    hook = described.hints.special_words if described is not None else None
+    return dict(hook()) if hook is not None else {}
 
 
 def line_comments(prefix: str) -> re.Pattern[str] | None:

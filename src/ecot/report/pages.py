@@ -14,13 +14,13 @@ import multiprocessing
 import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ecot.core.trajectory import Trajectory
 from ecot.report.render import render
-from ecot.report.trajectory import build_view
+from ecot.report.trajectory import PreviewView, build_view
 from ecot.report.writer import SiteWriter, write_if_changed
 
 BATCH = 64  # pages per task sent to a worker
@@ -41,14 +41,15 @@ class PageJob:
     traj: Trajectory
     sample: dict[str, Any] | None
     audits: dict[int, list[dict[str, Any]]]
-    preview: str | None
+    preview: PreviewView | None
 
 
 def render_batch(out: Path, jobs: list[PageJob], common: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     """Render and write each page; (rel, key, sha256, written) for the manifest."""
     done = []
     for job in jobs:
-        view = build_view(job.traj, job.sample, job.audits, f"../{job.preview}" if job.preview else None)
+        preview = replace(job.preview, src=f"../{job.preview.src}") if job.preview else None
+        view = build_view(job.traj, job.sample, job.audits, preview)
         html = render("trajectory.html", root="../", **common, t=view).encode("utf-8")
         sha, written = write_if_changed(out / job.rel, html, job.old_sha)
         done.append((job.rel, job.key, sha, written))

@@ -20,10 +20,10 @@ from ecot.export.fold import fold_trajectory
 from ecot.export.stats import compute_stats, plot_stats, stats_json
 from ecot.icwm.fidelity import audit_summary
 from ecot.report import extras as extras_mod
-from ecot.report.cad import CadPreviews
 from ecot.report.extras import Extra
 from ecot.report.overview import Overview, disagreements, domain_rows, labels_per_round, run_views, usage_rows
 from ecot.report.pages import PageJob, PageRenderer
+from ecot.report.previews import Previews
 from ecot.report.render import assets, render, renderer_version
 from ecot.report.trajectory import status_of
 from ecot.report.writer import SiteWriter, WriteCounts, key_of
@@ -46,8 +46,8 @@ class ReportOptions:
     prices: PriceTable | None = None
     fidelity: list[Path] = field(default_factory=list)  # empty: look next to the store
     bench: list[Path] = field(default_factory=list)
-    cad_previews: int = 0
-    cad_tasks: Mapping[str, Task] = field(default_factory=dict)
+    previews: int = 0  # trajectories drawn at most, by their domain's preview hook
+    tasks: Mapping[str, Task] = field(default_factory=dict)  # the tasks previews are drawn for, by id
     jobs: int = 1  # processes rendering trajectory pages
     progress: Callable[[int, int], None] | None = None  # (trajectories done, total)
     warn: Callable[[str], None] = log.warning
@@ -109,7 +109,7 @@ class _Site:
         self.rows: list[list[Any]] = []
         self.folded: dict[int | None, dict[str, Any] | None] = {}  # folded once, for the page and the statistics
         self.ids: dict[tuple[int, str, int], int] = {}
-        self.previews = CadPreviews(options.cad_tasks, options.cad_previews, writer) if options.cad_previews else None
+        self.previews = Previews(options.tasks, options.previews, writer) if options.previews else None
         self.version = renderer_version()
         self.common = {"nav": [(e.slug, _nav_label(e)) for e in found], "store_name": options.store.name}
 

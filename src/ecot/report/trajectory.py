@@ -23,6 +23,13 @@ from ecot.report.highlight import highlight_code, highlight_domain, unified_diff
 TRACE_EVENTS = 400  # events shown per trace (the tracer's own default bound)
 
 
+@dataclass(frozen=True)
+class PreviewView:
+    src: str  # the PNG, relative to the report's root (to the page, once on a page)
+    title: str
+    caption: str
+
+
 @dataclass
 class TraceView:
     test: Any
@@ -79,7 +86,7 @@ class TrajectoryView:
     user: str
     turns: list[TurnView]
     fold: FoldView
-    preview: str | None = None  # relative path of a CAD preview PNG
+    preview: PreviewView | None = None  # a picture of the last attempt (Domain.preview)
 
 
 def status_of(traj: Trajectory) -> str:
@@ -88,7 +95,7 @@ def status_of(traj: Trajectory) -> str:
 
 def build_view(
     traj: Trajectory, sample: dict[str, Any] | None, audits: Mapping[int, list[dict[str, Any]]] | None = None,
-    preview: str | None = None,
+    preview: PreviewView | None = None,
 ) -> TrajectoryView:
     """The page's content. `sample`: fold_trajectory(traj); `audits`: turn index -> its real-execution audits."""
     assert traj.id is not None

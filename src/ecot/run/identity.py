@@ -1,7 +1,7 @@
 """What makes two `ecot synth` invocations the same run: what determines the data, not how it is reached.
 
 A run's key digests the generator's identity (model and sampling options; not the endpoint's URL,
-key, timeouts or concurrency), the content of every selected task, the prompts (the router's
+key, timeouts or concurrency), the content of every selected task, the prompts (its domains'
 instruction files and a --system-prompt), the loop settings and the ecot release. So the same
 server addressed as localhost or 127.0.0.1 resumes one run, while an edited task, a changed prompt
 or another model starts a new one. The git commit is recorded with the run (`code_version`) but
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ecot.core.task import Task
@@ -34,9 +34,9 @@ def suite_digest(tasks: Sequence[Task]) -> str:
     return _digest(sorted((t.id, task_digest(t)) for t in tasks))
 
 
-def prompts_digest(system_prompt: str | None = None) -> str:
-    """sha256 of the router's instruction files and the user's system prompt, if any."""
-    files = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in prompt_files()}
+def prompts_digest(domains: Iterable[str], system_prompt: str | None = None) -> str:
+    """sha256 of the instruction files the router reads for these domains and the user's system prompt, if any."""
+    files = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in prompt_files(domains).items()}
     return _digest({"files": files, "system_prompt": system_prompt})
 
 
@@ -51,7 +51,7 @@ def run_config(
     shared = {
         "tasks": sorted(t.id for t in tasks),
         "suite_sha256": suite_digest(tasks),
-        "prompts_sha256": prompts_digest(system_prompt),
+        "prompts_sha256": prompts_digest({t.domain for t in tasks}, system_prompt),
         "samples": samples,
         "max_rounds": max_rounds,
         "environment": "real",

@@ -1,8 +1,10 @@
 """The prompt router: domain instructions chosen from data files by the task's domain and bundle.
 
-Each domain has prompts/<domain>.toml with `system`, `answer_format` and optional [[rules]] that add
-text when the task's tags, bundle file names (globs) or prompt words match. All of it goes into the
-system message; the user message is the task alone. A user's own system prompt (`--system-prompt`)
+Each domain's descriptor names its instructions (`Domain.instructions`, prompts.toml in the domain's
+folder): `system`, `answer_format` and optional [[rules]] that add text when the task's tags, bundle
+file names (globs) or prompt words match; a domain without a file gets instructions built from its
+descriptor. prompts/common.toml holds what every domain shares. All of it goes into the system
+message; the user message is the task alone. A user's own system prompt (`--system-prompt`)
 replaces the routed one; where it holds the placeholder {domain_instructions}, the routed text is put
 there.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -32,14 +35,21 @@ class Instructions:
     revise: str
 
 
+COMMON = PROMPTS / "common.toml"
+
+
 @cache
 def _load(name: str) -> dict[str, Any]:
-    path = PROMPTS / f"{name}.toml"
-    if not path.is_file() and name != "common":  # a plug-in domain: its descriptor says what to tell the model
+    """The instructions of a domain ("common": those every domain shares)."""
+    if name == "common":
+        path = COMMON
+    else:
         described = find_domain(name)
-        if described is not None and described.instructions is None:
+        if described is None:
+            raise TaskFormatError(name, f"no instructions for domain '{name}': no such domain")
+        if described.instructions is None:
             return dict(described.default_instructions())
-        path = described.instructions if described is not None and described.instructions is not None else path
+        path = described.instructions
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -70,6 +80,12 @@ def first_messages(task: Task, system_prompt: str | None = None) -> list[Message
     return [{"role": "system", "content": system}, {"role": "user", "content": task.prompt.strip()}]
 
 
-def prompt_files() -> list[Path]:
-    """The instruction files the router reads (their content is part of a run's identity)."""
-    return sorted(PROMPTS.glob("*.toml"))
+def prompt_files(domains: Iterable[str]) -> dict[str, Path]:
+    """The instruction files the router reads for tasks of these domains, by name ("common.toml",
+    "<domain>.toml"): their content is part of a run's identity."""
+    found = {COMMON.name: COMMON}
+    for name in sorted(set(domains)):
+        described = find_domain(name)
+        if described is not None and described.instructions is not None:
+            found[f"{name}.toml"] = described.instructions
+    return found

@@ -43,7 +43,7 @@ OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 PAST_END_NOTE = "<past the end>"
 
 
-class AsmBackend(Backend):
+class AsmBackend(Backend[AsmOptions]):
     domain = "asm"
     options_model = AsmOptions
     tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
@@ -58,7 +58,7 @@ class AsmBackend(Backend):
     def __init__(self) -> None:
         self._prepared: dict[str, prep.Prepared] = {}
 
-    def prepared(self, task: Task, spec: prep.AsmSpec) -> prep.Prepared:
+    def prepared(self, task: Task, spec: AsmOptions) -> prep.Prepared:
         key = prep.task_key(task)
         if key not in self._prepared:
             if len(self._prepared) > 256:  # each holds a static baseline program (~0.8 MB)
@@ -66,8 +66,7 @@ class AsmBackend(Backend):
             self._prepared[key] = prep.build(task, spec)
         return self._prepared[key]
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        spec = prep.AsmSpec.of(task)
+    def evaluate(self, task: Task, spec: AsmOptions, candidate: str) -> Outcome:
         built = self.prepared(task, spec)
         seed = prep.candidate_seed(task, candidate)
         expected, inputs = prep.reference_outputs(task, spec, built, seed, spec.random_cases)
@@ -80,7 +79,7 @@ class AsmBackend(Backend):
 
 def judge(
     task: Task,
-    spec: prep.AsmSpec,
+    spec: AsmOptions,
     built: prep.Prepared,
     candidate: str,
     seed: int,
@@ -99,7 +98,7 @@ def judge(
     return _run_outcome(task, spec, candidate, result, expected, inputs, work), program
 
 
-def build_program(task: Task, spec: prep.AsmSpec, built: prep.Prepared, candidate: str, work: Path) -> bytes | Outcome:
+def build_program(task: Task, spec: AsmOptions, built: prep.Prepared, candidate: str, work: Path) -> bytes | Outcome:
     """`as`, then `ld` in the work dir, then the linked program as the host read it (no link
     followed) and checked it, before anything of the candidate has run; or the outcome that ends
     here. The objects to link are written only once `as` succeeded: the most common failure then
@@ -140,7 +139,7 @@ def _read_only(path: Path) -> None:
 
 
 def _run_outcome(
-    task: Task, spec: prep.AsmSpec, candidate: str, result: sandbox.ExecResult, expected: list[str], inputs: list[str], work: Path
+    task: Task, spec: AsmOptions, candidate: str, result: sandbox.ExecResult, expected: list[str], inputs: list[str], work: Path
 ) -> Outcome:
     log = truncate_log(result.output)
     cases = len(expected)
@@ -171,7 +170,7 @@ def _run_outcome(
     return Outcome(PASS, f"all {cases} cases match the C function", log, metrics)
 
 
-def _mismatch(spec: prep.AsmSpec, diff: logs.Difference, inputs: list[str], printed: int, cases: int) -> str:
+def _mismatch(spec: AsmOptions, diff: logs.Difference, inputs: list[str], printed: int, cases: int) -> str:
     if diff.got is None:
         return (f"the program printed results for {printed} of {cases} cases and stopped; "
                 f"case {diff.index} ({_input(inputs, diff.index)}) expected {logs.clip(diff.expected)}")
@@ -187,7 +186,7 @@ def _input(inputs: list[str], index: int) -> str:
     return "an input the harness could not name"
 
 
-def _fault(task: Task, spec: prep.AsmSpec, candidate: str, marker: logs.Marker, inputs: list[str], work: Path) -> str:
+def _fault(task: Task, spec: AsmOptions, candidate: str, marker: logs.Marker, inputs: list[str], work: Path) -> str:
     index = marker.int("case")
     on_case = f" on case {index} ({_input(inputs, index)})" if index >= 0 else ""
     if marker.kind == "ABI":

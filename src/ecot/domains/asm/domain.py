@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ecot.core.domain import Domain, KindedLabel, LabelKind
+from ecot.domains.asm.hints import HINTS
 
 
 class AsmLabel(KindedLabel):
@@ -23,4 +26,7 @@ DOMAIN = Domain(
     backend="ecot.domains.asm.backend:AsmBackend",
     options="ecot.domains.asm.options:AsmOptions",
     mutators="ecot.domains.asm.mutators:ASM_MUTATIONS",
+    hints=HINTS,
+    instructions=Path(__file__).parent / "prompts.toml",
+    metrics="ecot.domains.asm.metrics:METRICS",
 )

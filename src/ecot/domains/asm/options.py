@@ -7,7 +7,6 @@ from typing import Literal
 
 from pydantic import Field
 
-from ecot.core.task import Task
 from ecot.domains.base import DomainOptions, OptionProblem
 
 SpeedMode = Literal["both", "callgrind", "wall", "off"]
@@ -23,10 +22,6 @@ class AsmOptions(DomainOptions):
     speed: SpeedMode = Field("callgrind", description="how a passing candidate is measured")
     speed_cases: int = Field(100, ge=1, description="cases in the speed workload")
     bench_ms: float = Field(10.0, gt=0, description="target wall time of one timed repetition")
-
-    @classmethod
-    def of(cls, task: Task) -> AsmOptions:
-        return cls.of_task(task)
 
     def check_bundle(self, files: Mapping[str, str]) -> None:
         for option in ("driver", "baseline", "tests"):

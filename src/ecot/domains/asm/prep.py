@@ -21,7 +21,6 @@ from ecot.domains.asm.driver import HARNESS_H, HEADER_NAME
 from ecot.domains.asm.elf import check_program
 from ecot.domains.asm.options import AsmOptions
 
-AsmSpec = AsmOptions  # the name the asm modules use for the typed options
 SOLUTION = "solution.s"
 SPEED_SEED = 1  # the speed workload is the same for every candidate, so the baseline count is cached
 PAST_END = "ecot_past_end"
@@ -57,7 +56,7 @@ def candidate_seed(task: Task, candidate: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def build(task: Task, spec: AsmSpec) -> Prepared:
+def build(task: Task, spec: AsmOptions) -> Prepared:
     """Compile the driver and link the -O3 baseline with it; a failure is the bundle's fault."""
     tools = asm_link.toolchain(task.limits)
     with sandbox.workdir("ecot-asm-prep-") as work:
@@ -127,7 +126,7 @@ def timeout_ms(task: Task) -> int:
 
 
 def reference_outputs(
-    task: Task, spec: AsmSpec, prep: Prepared, seed: int, count: int, tests: str | None = None
+    task: Task, spec: AsmOptions, prep: Prepared, seed: int, count: int, tests: str | None = None
 ) -> tuple[list[str], list[str]]:
     """(expected output lines, input descriptions) of the fixed cases (or `tests`) plus `count` random
     ones, from the baseline program in its own work dir, so nothing of it reaches the candidate's run."""

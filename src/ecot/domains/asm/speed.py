@@ -35,6 +35,7 @@ from ecot.core.task import Task
 from ecot.domains.asm import logs, prep
 from ecot.domains.asm.domain import AsmLabel
 from ecot.domains.asm.elf import FORBIDDEN_CODE, code_ranges
+from ecot.domains.asm.options import AsmOptions
 
 OUTPUT_MISMATCH = AsmLabel.OUTPUT_MISMATCH.value
 BENCH_ROUNDS = 3
@@ -42,7 +43,7 @@ CALIBRATION_REPS = 8
 CALLGRIND_BYTES = 16 << 20
 
 
-def measure(task: Task, spec: prep.AsmSpec, built: prep.Prepared, program: bytes, passed: Outcome) -> Outcome:
+def measure(task: Task, spec: AsmOptions, built: prep.Prepared, program: bytes, passed: Outcome) -> Outcome:
     """`program`: the candidate's linked program as the host read it before it ever ran."""
     metrics: dict[str, Any] = dict(passed.metrics)
     notes: list[str] = []
@@ -59,7 +60,7 @@ def measure(task: Task, spec: prep.AsmSpec, built: prep.Prepared, program: bytes
                    log=passed.log + "".join(f"\n[ecot] {n}" for n in notes))
 
 
-def _summary(spec: prep.AsmSpec, said: str, metrics: dict[str, Any]) -> str:
+def _summary(spec: AsmOptions, said: str, metrics: dict[str, Any]) -> str:
     if "speedup" in metrics:
         ratio, mine, base = metrics["speedup"], metrics["instructions"], metrics["baseline_instructions"]
         counts = f"{mine} instructions vs {base} on the speed workload"
@@ -76,7 +77,7 @@ def _summary(spec: prep.AsmSpec, said: str, metrics: dict[str, Any]) -> str:
 
 
 # -- callgrind -------------------------------------------------------------------------------------
-def _callgrind(task: Task, spec: prep.AsmSpec, program: bytes) -> tuple[str | None, sandbox.ExecResult]:
+def _callgrind(task: Task, spec: AsmOptions, program: bytes) -> tuple[str | None, sandbox.ExecResult]:
     """Count a static program under callgrind in a fresh work dir: the text of the file callgrind
     wrote (None if the run failed) and the run's result. Static linking skips the dynamic loader,
     which would cost valgrind four times as long and add instructions unrelated to the function."""
@@ -97,7 +98,7 @@ def _callgrind(task: Task, spec: prep.AsmSpec, program: bytes) -> tuple[str | No
     return (data.decode(errors="replace") if data else None), result
 
 
-def _baseline_counts(task: Task, spec: prep.AsmSpec, built: prep.Prepared) -> tuple[int, int]:
+def _baseline_counts(task: Task, spec: AsmOptions, built: prep.Prepared) -> tuple[int, int]:
     """(instructions inside the function, the rest of the program) of the baseline, once per task."""
     if built.base_instructions is None or built.base_overhead is None:
         expected, _ = prep.reference_outputs(task, spec, built, prep.SPEED_SEED, spec.speed_cases, tests="")
@@ -115,7 +116,7 @@ def _baseline_counts(task: Task, spec: prep.AsmSpec, built: prep.Prepared) -> tu
 
 
 def _instructions(
-    task: Task, spec: prep.AsmSpec, built: prep.Prepared, program: bytes, metrics: dict[str, Any], notes: list[str]
+    task: Task, spec: AsmOptions, built: prep.Prepared, program: bytes, metrics: dict[str, Any], notes: list[str]
 ) -> Outcome | None:
     base_inside, overhead = _baseline_counts(task, spec, built)
     text, result = _callgrind(task, spec, program)
@@ -137,7 +138,7 @@ def _instructions(
     return None
 
 
-def _untrusted(text: str, mine: int, program: bytes, spec: prep.AsmSpec) -> str | None:
+def _untrusted(text: str, mine: int, program: bytes, spec: AsmOptions) -> str | None:
     """Why a count cannot be the program's own work: code ran outside the program (made at run time,
     where a client request can hide; the filter keeps it far from the program's own code), or fewer
     instructions than calls were counted (counting was switched off)."""
@@ -152,11 +153,11 @@ def _untrusted(text: str, mine: int, program: bytes, spec: prep.AsmSpec) -> str 
 
 
 # -- wall time -------------------------------------------------------------------------------------
-def _bench_step(program: str, spec: prep.AsmSpec, seed: int, reps: int) -> sandbox.Step:
+def _bench_step(program: str, spec: AsmOptions, seed: int, reps: int) -> sandbox.Step:
     return sandbox.Step(prep.bench_argv(program, seed, spec.speed_cases, reps))
 
 
-def _reps(task: Task, spec: prep.AsmSpec, built: prep.Prepared, work: Path) -> int:
+def _reps(task: Task, spec: AsmOptions, built: prep.Prepared, work: Path) -> int:
     """Repetitions that make one baseline run last about bench_ms (calibrated once per task)."""
     if built.bench_reps is None:
         runs = sandbox.run_steps([_bench_step("base", spec, prep.SPEED_SEED, CALIBRATION_REPS)] * 2, work, task.limits)
@@ -166,7 +167,7 @@ def _reps(task: Task, spec: prep.AsmSpec, built: prep.Prepared, work: Path) -> i
 
 
 def _wall(
-    task: Task, spec: prep.AsmSpec, built: prep.Prepared, program: bytes, metrics: dict[str, Any], notes: list[str]
+    task: Task, spec: AsmOptions, built: prep.Prepared, program: bytes, metrics: dict[str, Any], notes: list[str]
 ) -> Outcome | None:
     seed = 2 + secrets.randbelow(1 << 62)  # a workload nobody could have computed results for in advance
     base_times: list[float] = []
@@ -198,7 +199,7 @@ def _wall(
 
 
 def _bench_mismatch(
-    spec: prep.AsmSpec, seed: int, base: sandbox.ExecResult, mine: sandbox.ExecResult, metrics: dict[str, Any]
+    spec: AsmOptions, seed: int, base: sandbox.ExecResult, mine: sandbox.ExecResult, metrics: dict[str, Any]
 ) -> Outcome | None:
     """The benchmark's closing results must be the baseline's: an early exit or skipped work fails."""
     expected = logs.output_lines(base.stdout)

@@ -49,7 +49,7 @@ class ReferenceFailed(RuntimeError):
     """The task's own reference did not build: a broken task, never the candidate's fault."""
 
 
-class CadBackend(Backend):
+class CadBackend(Backend[CadOptions]):
     domain = "cad"
     options_model = CadOptions
     install_hint = "pip install cadquery (it brings the OCP wheel of OpenCascade); `make setup` does it"
@@ -84,8 +84,7 @@ class CadBackend(Backend):
         self._warm.close()
 
     # -- one evaluation -----------------------------------------------------------------------------
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        options = CadOptions.of_task(task)  # checked once: the thresholds and the reference both read it
+    def evaluate(self, task: Task, options: CadOptions, candidate: str) -> Outcome:
         limits = verdict.Thresholds.of(options)
         try:
             reference = self.reference_shape(task, options)

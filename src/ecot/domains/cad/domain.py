@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import (
-    PYTHON_MASK,
-    Domain,
-    KindedLabel,
-    LabelKind,
-    WorldModelHints,
-)
+from pathlib import Path
+
+from ecot.core.domain import Domain, KindedLabel, LabelKind
+from ecot.domains.languages import python_hints
 
 
 class CadLabel(KindedLabel):
@@ -28,5 +25,8 @@ DOMAIN = Domain(
     backend="ecot.domains.cad.backend:CadBackend",
     options="ecot.domains.cad.options:CadOptions",
     mutators="ecot.domains.cad.mutators:CAD_MUTATIONS",
-    hints=WorldModelHints(code_mask=PYTHON_MASK),
+    hints=python_hints(),
+    instructions=Path(__file__).parent / "prompts.toml",
+    metrics="ecot.domains.cad.metrics:METRICS",
+    preview="ecot.domains.cad.render:PREVIEW",
 )

@@ -3,7 +3,9 @@
     from ecot.domains.cad.render import preview
     shown = preview(task, candidate_code, Path("report/fig"))   # -> Preview(files, png, outcome)
 
-    python -m ecot.cli.cad_preview SUITE_TASK_DIR CANDIDATE.py OUT_DIR [--no-png]
+    python -m ecot.cli.preview SUITE_TASK_DIR CANDIDATE.py OUT_DIR [--no-png]
+
+`ecot report --previews N` shows the PNG on trajectory pages (the descriptor names `PREVIEW`).
 
 The candidate script runs in the sandbox as in an evaluation; a separate sandboxed export job (which
 never runs candidate code) writes the STL/STEP files and a triangle mesh; the PNG is drawn on the host
@@ -15,13 +17,13 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
+from ecot.core.views import Preview, PreviewHook
 
 EXPORT = "from ecot.domains.cad.render import export_main\nexport_main()\n"
 MESH_FILE = "meshes.json"
@@ -29,13 +31,6 @@ KINDS = ("candidate", "reference")
 _ELEV, _AZIM = 25.0, -60.0  # degrees; _EYE points from the part towards the viewer
 _EYE = (math.cos(math.radians(_ELEV)) * math.cos(math.radians(_AZIM)),
         math.cos(math.radians(_ELEV)) * math.sin(math.radians(_AZIM)), math.sin(math.radians(_ELEV)))
-
-
-@dataclass
-class Preview:
-    files: dict[str, Path] = field(default_factory=dict)  # e.g. "candidate.stl" -> path
-    png: Path | None = None
-    outcome: Outcome | None = None  # the evaluation's verdict, when the candidate built
 
 
 # -- inside the sandbox (export job) ----------------------------------------------------------------
@@ -137,3 +132,10 @@ def render_png(meshes: dict[str, Any], target: Path, title: str = "") -> Path:
     figure.savefig(target)
     plt.close(figure)
     return target
+
+
+PREVIEW = PreviewHook(
+    title="CAD preview",
+    caption="The last attempt's solid (left) next to the reference (right), same scale and view.",
+    draw=preview,
+)

@@ -9,7 +9,7 @@ watchdog stop the PCs are named with addr2line. See docs/domains/firmware.md for
 and the trust design.
 
 Options (task.toml [options]): source_file, harness, expect, opt, cflags, stack_size, heap_size,
-sim_ms, max_accesses (see firmware_build.Settings).
+sim_ms, max_accesses (see firmware_FirmwareOptions).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ LINK_ERROR = FirmwareLabel.LINK_ERROR.value
 NEWLIB_HINT = "install the Debian package libnewlib-arm-none-eabi (`make setup`)"
 
 
-class FirmwareBackend(Backend):
+class FirmwareBackend(Backend[FirmwareOptions]):
     domain = "firmware"
     options_model = FirmwareOptions
     tools = ("arm-none-eabi-gcc", "arm-none-eabi-addr2line", "qemu-system-arm")
@@ -50,8 +50,7 @@ class FirmwareBackend(Backend):
         if not _has_newlib():
             raise ToolMissingError("newlib (libc_nano.a for arm-none-eabi)", NEWLIB_HINT)
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        settings = build.Settings.of(task)
+    def evaluate(self, task: Task, settings: FirmwareOptions, candidate: str) -> Outcome:
         expect = _expectations(task, settings)
         trusted = build.trusted_object(task, settings)
         if isinstance(trusted, str):
@@ -61,7 +60,7 @@ class FirmwareBackend(Backend):
             return self._build_and_run(task, settings, expect, trusted, tag, candidate, work)
 
     def _build_and_run(
-        self, task: Task, settings: build.Settings, expect: Expectations, trusted: build.Trusted,
+        self, task: Task, settings: FirmwareOptions, expect: Expectations, trusted: build.Trusted,
         tag: tuple[int, int], candidate: str, work: Path,
     ) -> Outcome:
         folder = qemu.RunFolder.new()
@@ -101,14 +100,14 @@ class FirmwareBackend(Backend):
         return {tool: tool_version(tool) for tool in ("arm-none-eabi-gcc", "qemu-system-arm")}
 
 
-def _expectations(task: Task, settings: build.Settings) -> Expectations:
+def _expectations(task: Task, settings: FirmwareOptions) -> Expectations:
     text = task.files.get(settings.expect)
     if text is None:
         raise ValueError(f"task {task.id}: expectations file {settings.expect!r} is not in the bundle")
     return parse_expectations(text, f"{task.id}/{settings.expect}")
 
 
-def _compile_outcome(result: sandbox.ExecResult, settings: build.Settings, metrics: dict[str, Any]) -> Outcome:
+def _compile_outcome(result: sandbox.ExecResult, settings: FirmwareOptions, metrics: dict[str, Any]) -> Outcome:
     if result.timed_out:
         return Outcome(TIMEOUT, "the compiler did not finish within the time limit", truncate_log(result.output), metrics)
     log = truncate_log(build.strip_dirs(result.output))

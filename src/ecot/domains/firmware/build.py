@@ -22,7 +22,7 @@ from ecot import sandbox
 from ecot.core.task import Task
 from ecot.domains.firmware.options import FirmwareOptions
 
-SUPPORT_DIR = Path(__file__).resolve().parent / "suite" / "_support"  # the bundled suite's platform files
+SUPPORT_DIR = Path(__file__).resolve().parent / "jobs"  # the platform: what runs beside a candidate on the board
 PLATFORM_FILES = ("stm32f4.h", "link.ld")  # the candidate builds against these
 TRUSTED_SOURCES = ("ecot_runtime.c", "ecot_periph.c", "ecot_trap.c", "ecot_startup.c")  # one unit, in this order
 ARCH = ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft")
@@ -38,14 +38,11 @@ CFLAGS = (*ARCH, "-std=gnu11", "-g", "-ffunction-sections", "-fdata-sections", *
 TRUSTED_FLAGS = ("-O2", "-ffreestanding", "-fno-builtin", "-fno-tree-loop-distribute-patterns")
 
 
-Settings = FirmwareOptions  # the name the firmware modules use for the typed options
-
-
 def platform_files() -> dict[str, str]:
     return {name: (SUPPORT_DIR / name).read_text(encoding="utf-8") for name in PLATFORM_FILES}
 
 
-def candidate_visible_files(task: Task, settings: Settings) -> dict[str, str]:
+def candidate_visible_files(task: Task, settings: FirmwareOptions) -> dict[str, str]:
     """What the candidate compiles against: the platform and the task's headers (never the harness
     or the expectations)."""
     own = {n: t for n, t in task.files.items() if n.endswith(".h") or n in PLATFORM_FILES}  # a task may override
@@ -78,7 +75,7 @@ def _support(names: tuple[str, ...]) -> dict[str, str]:
     return {name: (SUPPORT_DIR / name).read_text(encoding="utf-8") for name in names}
 
 
-def trusted_object(task: Task, settings: Settings) -> Trusted | str:
+def trusted_object(task: Task, settings: FirmwareOptions) -> Trusted | str:
     """The compiled runtime and this task's harness (both cached), or the compiler's log on failure."""
     runtime = _runtime_object(task)
     if isinstance(runtime, str):
@@ -131,11 +128,11 @@ def _compile(task: Task, files: dict[str, str], source: str, output: str, prefix
         return (work / output).read_bytes()
 
 
-def compile_argv(settings: Settings) -> list[str]:
+def compile_argv(settings: FirmwareOptions) -> list[str]:
     return ["arm-none-eabi-gcc", *CFLAGS, settings.opt, *settings.cflags, "-I.", "-c", settings.source_file, "-o", "candidate.o"]
 
 
-def link_argv(settings: Settings, trusted: Trusted, tag: tuple[int, int], elf: str, objects: tuple[str, str]) -> list[str]:
+def link_argv(settings: FirmwareOptions, trusted: Trusted, tag: tuple[int, int], elf: str, objects: tuple[str, str]) -> list[str]:
     """objects: where the runtime and harness objects lie (in the run folder, out of the compile step's sight)."""
     hi, lo = trusted.tag_symbols
     return [
@@ -168,7 +165,7 @@ def strip_dirs(log: str) -> str:
     return _PREFIX.sub("", _DIRS.sub("", log))
 
 
-def compile_diagnostic(log: str, settings: Settings) -> str:
+def compile_diagnostic(log: str, settings: FirmwareOptions) -> str:
     """The first error, located in the candidate's file when it comes from a macro expanded there."""
     log = strip_dirs(log)
     match = _GCC_ERROR.search(log)

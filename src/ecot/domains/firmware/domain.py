@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from pathlib import Path
 
-from ecot.core.domain import Domain, KindedLabel, LabelKind, WorldModelHints
+from ecot.core.domain import Domain, KindedLabel, LabelKind
+from ecot.domains.firmware.hints import HINTS
 
 
 class FirmwareLabel(KindedLabel):
@@ -14,15 +15,6 @@ class FirmwareLabel(KindedLabel):
     MEMORY_FAULT = "Memory_Fault", LabelKind.RUNTIME
     REGISTER_MISMATCH = "Register_Mismatch", LabelKind.WRONG
     OUTPUT_MISMATCH = "Output_Mismatch", LabelKind.WRONG
-
-
-def vector_handlers() -> Mapping[str, str]:
-    """The startup file's weak exception and interrupt handlers: renaming one leaves its interrupt to
-    the default handler, a fault at run time rather than a link error."""
-    from ecot.domains.firmware.regs import IRQ_NAMES, handler_name
-
-    names = (handler_name(number) for number in range(2, 16 + len(IRQ_NAMES)))
-    return {name: "HANDLER" for name in names if name.endswith("Handler")}
 
 
 DOMAIN = Domain(
@@ -35,5 +27,7 @@ DOMAIN = Domain(
     backend="ecot.domains.firmware.backend:FirmwareBackend",
     options="ecot.domains.firmware.options:FirmwareOptions",
     mutators="ecot.domains.firmware.mutators:FIRMWARE_MUTATIONS",
-    hints=WorldModelHints(special_words=vector_handlers),
+    hints=HINTS,
+    instructions=Path(__file__).parent / "prompts.toml",
+    metrics="ecot.domains.firmware.metrics:METRICS",
 )

@@ -19,7 +19,6 @@ from typing import Any
 from ecot import sandbox
 from ecot.core.outcome import INFRA_ERROR, PASS, RESOURCE_LIMIT, TIMEOUT
 from ecot.domains.firmware import regs
-from ecot.domains.firmware.build import Settings
 from ecot.domains.firmware.clock import boot_logged, tampering
 from ecot.domains.firmware.domain import FirmwareLabel
 from ecot.domains.firmware.expect import (
@@ -28,6 +27,7 @@ from ecot.domains.firmware.expect import (
     compare_lines,
     compare_serial,
 )
+from ecot.domains.firmware.options import FirmwareOptions
 from ecot.domains.firmware.report import (
     CFSR_BITS,
     HARD_FAULT,
@@ -57,7 +57,7 @@ class Verdict:
 
 
 def judge(
-    settings: Settings, expect: Expectations, result: sandbox.ExecResult, found: Artifacts,
+    settings: FirmwareOptions, expect: Expectations, result: sandbox.ExecResult, found: Artifacts,
     report: Report, trace: Trace, symbolize: Symbolize, wall_s: float,
 ) -> Verdict:
     metrics: dict[str, Any] = {"trace_accesses": len(trace.accesses), "results": len(report.results)}
@@ -85,7 +85,7 @@ def judge(
 
 
 def _abnormal_end(
-    settings: Settings, result: sandbox.ExecResult, report: Report, trace: Trace, symbolize: Symbolize, wall_s: float,
+    settings: FirmwareOptions, result: sandbox.ExecResult, report: Report, trace: Trace, symbolize: Symbolize, wall_s: float,
 ) -> tuple[str, str] | None:
     """Label and diagnostic when the run did not reach the harness's end marker."""
     tail = tail_summary(trace)
@@ -120,7 +120,7 @@ def _abnormal_end(
                              f"{result.returncode}): it stopped the simulation itself, e.g. through exit() or a semihosting exit")
 
 
-def _unwatched_clock(settings: Settings, found: Artifacts, trace: Trace) -> tuple[str, str] | None:
+def _unwatched_clock(settings: FirmwareOptions, found: Artifacts, trace: Trace) -> tuple[str, str] | None:
     """Why the trace cannot vouch that the harness's clock was left alone (None when it can)."""
     if found.trace_bytes >= TRACE_READ_LIMIT:
         return RESOURCE_LIMIT, (f"QEMU's register trace outgrew the {TRACE_READ_LIMIT >> 20} MiB the judge reads, so its "
@@ -131,7 +131,7 @@ def _unwatched_clock(settings: Settings, found: Artifacts, trace: Trace) -> tupl
     return None
 
 
-def _stopped(settings: Settings, report: Report, symbolize: Symbolize, last: str) -> tuple[str, str]:
+def _stopped(settings: FirmwareOptions, report: Report, symbolize: Symbolize, last: str) -> tuple[str, str]:
     assert report.stop is not None
     kind, where = report.stop
     pc, lr, xpsr = where.get("pc", 0), where.get("lr", 0), where.get("xpsr", 0)
@@ -172,7 +172,7 @@ def _context(xpsr: int) -> str:
     return f" while handling {regs.handler_name(exc)}" if exc else ""
 
 
-def _fault(settings: Settings, fault: dict[str, int], where: dict[str, int], at: str) -> tuple[str, str]:
+def _fault(settings: FirmwareOptions, fault: dict[str, int], where: dict[str, int], at: str) -> tuple[str, str]:
     cfsr, hfsr = fault.get("cfsr", 0), fault.get("hfsr", 0)
     bits = fault_bits(cfsr)
     names = ", ".join(CFSR_BITS[b][0] for b in bits) or ("VECTTBL" if hfsr & 2 else "no status bits")

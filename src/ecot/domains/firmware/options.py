@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ecot.core.task import Task
 from ecot.domains.base import DomainOptions
 
 
@@ -24,6 +23,3 @@ class FirmwareOptions(DomainOptions):
         """Simulated microseconds before the harness's watchdog stops the run."""
         return self.sim_ms * 1000
 
-    @classmethod
-    def of(cls, task: Task) -> FirmwareOptions:
-        return cls.of_task(task)

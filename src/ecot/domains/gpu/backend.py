@@ -48,7 +48,7 @@ GPU_CANDIDATE_WALL_S = 300.0
 COMPILE_CACHE_ENTRIES = 512
 
 
-class GpuBackend(Backend):
+class GpuBackend(Backend[GpuOptions]):
     domain = "gpu"
     options_model = GpuOptions
     install_hint = "install the ml extra (`pip install -e .[ml]`: torch and triton)"
@@ -83,8 +83,7 @@ class GpuBackend(Backend):
             found["nvcc"] = tool_version("nvcc")
         return found
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        opts = GpuOptions.of_task(task)
+    def evaluate(self, task: Task, opts: GpuOptions, candidate: str) -> Outcome:
         model = task.files.get(opts.model_file)
         if model is None:
             raise ValueError(f"task {task.id}: the bundle has no {opts.model_file} (the reference Model)")

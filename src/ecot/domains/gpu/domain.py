@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import (
-    PYTHON_MASK,
-    Domain,
-    KindedLabel,
-    LabelKind,
-    WorldModelHints,
-)
+from pathlib import Path
+
+from ecot.core.domain import Domain, KindedLabel, LabelKind
+from ecot.domains.gpu.hints import HINTS
 
 
 class GpuLabel(KindedLabel):
@@ -28,5 +25,7 @@ DOMAIN = Domain(
     backend="ecot.domains.gpu.backend:GpuBackend",
     options="ecot.domains.gpu.options:GpuOptions",
     mutators="ecot.domains.gpu.mutators:GPU_MUTATIONS",
-    hints=WorldModelHints(code_mask=PYTHON_MASK),
+    hints=HINTS,
+    instructions=Path(__file__).parent / "prompts.toml",
+    metrics="ecot.domains.gpu.metrics:METRICS",
 )

@@ -60,7 +60,7 @@ class Reference:
     failure: str = ""  # check mode: why the reference does not pass (the task is then not run here)
 
 
-class PythonBackend(Backend):
+class PythonBackend(Backend[PythonOptions]):
     domain = "python"
     options_model = PythonOptions
     install_hint = "install the Debian package python3 (`make setup`)"
@@ -75,8 +75,7 @@ class PythonBackend(Backend):
     def tool_versions(self) -> dict[str, str]:
         return {"python3": tool_version(INTERPRETER)}
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        spec = PySpec.of(task)
+    def evaluate(self, task: Task, spec: PySpec, candidate: str) -> Outcome:
         if spec.mode == "check":
             return self._evaluate_check(task, spec, candidate)
         cases = load_cases(task, spec)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import (
-    PYTHON_MASK,
-    Domain,
-    KindedLabel,
-    LabelKind,
-    WorldModelHints,
-)
+from pathlib import Path
+
+from ecot.core.domain import Domain, KindedLabel, LabelKind
+from ecot.domains.python.hints import HINTS
 
 
 class PythonLabel(KindedLabel):
@@ -28,5 +25,7 @@ DOMAIN = Domain(
     backend="ecot.domains.python.backend:PythonBackend",
     options="ecot.domains.python.options:PythonOptions",
     mutators="ecot.domains.python.mutators:PYTHON_MUTATIONS",
-    hints=WorldModelHints(code_mask=PYTHON_MASK),
+    hints=HINTS,
+    instructions=Path(__file__).parent / "prompts.toml",
+    traces="ecot.domains.python.traces:TRACES",
 )

@@ -50,55 +50,57 @@ SYNTHESIS_ERROR = checks.SYNTHESIS_ERROR
 LINT_ERROR = checks.LINT_ERROR
 
 
-class RtlBackend(Backend):
+class RtlBackend(Backend[RtlOptions]):
     domain = "rtl"
     options_model = RtlOptions
     tools = ("iverilog", "vvp", "yosys", "verilator")
     install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
     _ahead_pool: ThreadPoolExecutor | None = None
 
-    def evaluate(self, task: Task, candidate: str) -> Outcome:
-        mode = checks.synth_mode(task)
-        refused = rtl_logs.outside_paths(candidate, RtlOptions.of_task(task).design_file)
+    def evaluate(self, task: Task, options: RtlOptions, candidate: str) -> Outcome:
+        mode = options.synth
+        refused = rtl_logs.outside_paths(candidate, options.design_file)
         if refused:
             what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
         # without a backtick there is no directive: the preprocessor would return the text unchanged
         directives = "`" in candidate
-        with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, candidate, mode, directives) as ahead:
-            wanted = directives and (mode != "off" or RtlOptions.of_task(task).lint)
-            outcome, preprocessed = self._simulate(task, candidate, work, wanted)
-            return self._checks(task, preprocessed if directives else candidate, work, outcome, mode, ahead)
+        with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, options, candidate, mode, directives) as ahead:
+            wanted = directives and (mode != "off" or options.lint)
+            outcome, preprocessed = self._simulate(task, options, candidate, work, wanted)
+            return self._checks(task, options, preprocessed if directives else candidate, work, outcome, mode, ahead)
 
     @staticmethod
-    def _simulate(task: Task, candidate: str, work: Path, preprocess: bool) -> tuple[Outcome, str | None]:
+    def _simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool) -> tuple[Outcome, str | None]:
         """The testbench's verdict, and the design as the simulator's preprocessor read it (when asked for)."""
-        if RtlOptions.of_task(task).testbench_kind == "cocotb":
-            tested = cocotb_sim.simulate(task, candidate, work, preprocess=preprocess)
+        if options.testbench_kind == "cocotb":
+            tested = cocotb_sim.simulate(task, options, candidate, work, preprocess=preprocess)
             return tested.outcome, tested.preprocessed
-        run = sim.simulate(task, candidate, work, preprocess=preprocess)
-        outcome = rtl_expect.check(task, run, candidate)
+        run = sim.simulate(task, options, candidate, work, preprocess=preprocess)
+        outcome = rtl_expect.check(task, options, run, candidate)
         if outcome.passed:
-            outcome = checks.standalone(task, candidate, work, outcome)
+            outcome = checks.standalone(task, options, candidate, work, outcome)
         return outcome, run.preprocessed
 
     @contextmanager
-    def _yosys_ahead(self, task: Task, candidate: str, mode: str, directives: bool) -> Iterator[Future[sandbox.ExecResult] | None]:
+    def _yosys_ahead(
+        self, task: Task, options: RtlOptions, candidate: str, mode: str, directives: bool
+    ) -> Iterator[Future[sandbox.ExecResult] | None]:
         """With `overlap`, Yosys reads the design while it is simulated (its verdict counts only if the
         simulation passes or hangs), within checks.AHEAD_S. Not for a design with directives (Yosys must
         read the text the simulator's preprocessor produced) nor for gate counts (a full synthesis).
         Leaving waits for Yosys, whose folder is its own."""
-        if not self.overlap or directives or mode == "off" or RtlOptions.of_task(task).gate_count:
+        if not self.overlap or directives or mode == "off" or options.gate_count:
             yield None
             return
-        checked = checks.checked_source(task, candidate)
+        checked = checks.checked_source(options, candidate)
         if isinstance(checked, Outcome):
             yield None
             return
 
         def yosys() -> sandbox.ExecResult:
             with sandbox.workdir("ecot-rtl-synth-") as folder:
-                return checks.run_yosys(task, checked, folder, ahead=True)
+                return checks.run_yosys(task, options, checked, folder, ahead=True)
 
         running = self._ahead().submit(yosys)
         try:
@@ -119,22 +121,22 @@ class RtlBackend(Backend):
             self._ahead_pool = None
 
     @staticmethod
-    def _checks(task: Task, preprocessed: str | None, work: Path, outcome: Outcome, mode: str,
+    def _checks(task: Task, options: RtlOptions, preprocessed: str | None, work: Path, outcome: Outcome, mode: str,
                 ahead: Future[sandbox.ExecResult] | None = None) -> Outcome:
         """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
         hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
         structural = mode != "off" and (outcome.passed or hung)
-        lint = outcome.passed and RtlOptions.of_task(task).lint
+        lint = outcome.passed and options.lint
         if not (structural or lint):
             return outcome
-        checked = checks.checked_source(task, preprocessed)
+        checked = checks.checked_source(options, preprocessed)
         if isinstance(checked, Outcome):
             return (checks.as_warning(outcome, checked) if mode == "warn" else checked) if outcome.passed else outcome
         if structural:
             ran = ahead.result() if ahead is not None else None
             ran = None if ran is not None and checks.cut_short(ran) else ran  # then run in full below
-            found = checks.structural(task, checked, work, outcome, ran)
+            found = checks.structural(task, options, checked, work, outcome, ran)
             outcome = checks.as_warning(outcome, found) if mode == "warn" else found
         if lint and outcome.passed:
-            outcome = checks.lint(task, checked, work, outcome)
+            outcome = checks.lint(task, options, checked, work, outcome)
         return outcome

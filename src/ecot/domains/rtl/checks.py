@@ -21,7 +21,7 @@ from ecot.core.task import Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.domain import RtlLabel
-from ecot.domains.rtl.options import RtlOptions, SynthMode
+from ecot.domains.rtl.options import RtlOptions
 
 SYNTHESIS_ERROR = RtlLabel.SYNTHESIS_ERROR.value
 LINT_ERROR = RtlLabel.LINT_ERROR.value
@@ -30,16 +30,16 @@ AHEAD_S = 1.0  # time for a Yosys run made beside the simulation; typical design
 
 
 # -- the design on its own --------------------------------------------------------------------------
-def standalone(task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
+def standalone(task: Task, options: RtlOptions, candidate: str, work: Path, sim: Outcome) -> Outcome:
     """Elaborate the design without the testbench: a design that passed only by reaching into the
     testbench (hierarchical or upward references to its instances, blocks or signals) fails here."""
     if not logs.may_reach_outside(candidate):
         return sim
     alone = work / "alone"
     alone.mkdir()
-    sources = {"design.sv": candidate, **helper_sources(task)}
+    sources = {"design.sv": candidate, **helper_sources(task, options)}
     sandbox.write_files(alone, sources)
-    top = RtlOptions.of_task(task).top
+    top = options.top
     argv = ["iverilog", "-g2012", *(["-s", str(top)] if top else []), "-t", "null", "-o", "alone.out", *sources]
     result = sandbox.run(argv, alone, task.limits)
     if result.returncode == 0:
@@ -49,10 +49,10 @@ def standalone(task: Task, candidate: str, work: Path, sim: Outcome) -> Outcome:
     return Outcome(rtl_sim.ELABORATION_ERROR, what, truncate_log(result.output), sim.metrics)
 
 
-def helper_sources(task: Task) -> dict[str, str]:
+def helper_sources(task: Task, options: RtlOptions) -> dict[str, str]:
     """Bundle sources a design may use: neither the testbench nor files defining hidden modules."""
-    testbench = rtl_sim.testbench_name(task)
-    hidden = set(RtlOptions.of_task(task).hidden_modules)
+    testbench = rtl_sim.testbench_name(task, options)
+    hidden = set(options.hidden_modules)
     return {
         name: text
         for name, text in task.files.items()
@@ -61,24 +61,16 @@ def helper_sources(task: Task) -> dict[str, str]:
 
 
 # -- what the checkers read -------------------------------------------------------------------------
-def checked_source(task: Task, preprocessed: str | None) -> str | Outcome:
+def checked_source(options: RtlOptions, preprocessed: str | None) -> str | Outcome:
     """The design as the simulator compiled it (iverilog -E, kept by rtl_sim), stripped of comments
     and attributes; or the failing outcome when there is none."""
     if preprocessed is None:
-        what = f"the structural checks cannot read {_design_name(task)}: its preprocessed text is missing or larger than 8 MiB"
+        what = f"the structural checks cannot read {options.design_file}: its preprocessed text is missing or larger than 8 MiB"
         return Outcome(SYNTHESIS_ERROR, what)
     return logs.strip_for_checks(preprocessed)
 
 
-def _design_name(task: Task) -> str:
-    return RtlOptions.of_task(task).design_file
-
-
 # -- Yosys ------------------------------------------------------------------------------------------
-def synth_mode(task: Task) -> SynthMode:
-    return RtlOptions.of_task(task).synth
-
-
 def as_warning(sim: Outcome, checked: Outcome) -> Outcome:
     """synth = "warn" (a benchmark whose own harness applies no structural checks): a design that passed
     the simulation keeps its Pass; what Yosys found becomes the metric `structural_warning` and a note."""
@@ -89,14 +81,16 @@ def as_warning(sim: Outcome, checked: Outcome) -> Outcome:
     return Outcome(sim.label, f"{sim.diagnostic}; {note}", truncate_log(f"{checked.log}\n[ecot] {note}"), metrics)
 
 
-def structural(task: Task, checked: str, work: Path, sim: Outcome, ran: sandbox.ExecResult | None = None) -> Outcome:
+def structural(
+    task: Task, options: RtlOptions, checked: str, work: Path, sim: Outcome, ran: sandbox.ExecResult | None = None
+) -> Outcome:
     """Yosys: latches, combinational loops, multiple drivers. After a timed-out simulation only a
     loop it finds replaces the timeout; after a pass every way the check can fail fails the candidate.
     `ran`: Yosys's run on `checked` made beforehand (run_yosys), alongside the simulation."""
-    result = ran if ran is not None else run_yosys(task, checked, work)
+    result = ran if ran is not None else run_yosys(task, options, checked, work)
     findings = logs.read_yosys(result.output)
     metrics = {**sim.metrics, **findings.metrics}
-    problems = [p for p in findings.problems if not (RtlOptions.of_task(task).allow_latches and "latch" in p)]
+    problems = [p for p in findings.problems if not (options.allow_latches and "latch" in p)]
     log = truncate_log(sim.log + "\n" + result.output)
     if problems:
         prefix = "simulation hung; " if sim.label == TIMEOUT else ""
@@ -109,18 +103,18 @@ def structural(task: Task, checked: str, work: Path, sim: Outcome, ran: sandbox.
     return Outcome(sim.label, sim.diagnostic, sim.log, metrics)
 
 
-def run_yosys(task: Task, checked: str, work: Path, ahead: bool = False) -> sandbox.ExecResult:
+def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: bool = False) -> sandbox.ExecResult:
     """Yosys's structural script on the checked text, in a folder of its own under `work`. `ahead`: run
     before the simulation's verdict is known, so held to AHEAD_S of wall time (a failing candidate does
     not wait for a slow check it does not need); one cut short there is run again in full (cut_short)."""
     folder = work / "synth"
     folder.mkdir()
-    design = _design_name(task)
+    design = options.design_file
     sandbox.write_files(folder, {design: checked})
-    top = RtlOptions.of_task(task).top
+    top = options.top
     hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
     # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
-    if RtlOptions.of_task(task).gate_count:
+    if options.gate_count:
         passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
     else:
         passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
@@ -158,15 +152,14 @@ def _incomplete(result: sandbox.ExecResult, findings: logs.SynthFindings, task: 
 
 
 # -- Verilator --------------------------------------------------------------------------------------
-def lint(task: Task, checked: str, work: Path, sim: Outcome) -> Outcome:
+def lint(task: Task, options: RtlOptions, checked: str, work: Path, sim: Outcome) -> Outcome:
     folder = work / "lint"
     folder.mkdir()
-    design = _design_name(task)
+    design = options.design_file
     sandbox.write_files(folder, {design: checked})
-    opts = RtlOptions.of_task(task)
-    argv = ["verilator", "--lint-only", *opts.lint_flags, design]
-    if opts.top:
-        argv += ["--top-module", opts.top]
+    argv = ["verilator", "--lint-only", *options.lint_flags, design]
+    if options.top:
+        argv += ["--top-module", options.top]
     result = sandbox.run(argv, folder, task.limits, proc_fs=True)
     findings = logs.read_verilator(result.output)
     metrics: dict[str, Any] = {**sim.metrics, "lint_findings": len(findings)}

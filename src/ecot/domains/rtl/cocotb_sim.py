@@ -60,25 +60,24 @@ class _Report:
     error: str | None = None
 
 
-def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -> rtl_sim.SimRun:
+def simulate(task: Task, opts: RtlOptions, candidate: str, work: Path, preprocess: bool = False) -> rtl_sim.SimRun:
     """Run the task's cocotb tests on the candidate, once per parameter set; the first failing set decides.
     With preprocess, also keep the design as the compiler's preprocessor read it (for the checks)."""
-    opts = RtlOptions.of_task(task)
     harness = runtime()
-    layout = _write(task, candidate, work)
+    layout = _write(task, opts, candidate, work)
     preprocessed: str | None = None
     metrics: dict[str, Any] = {}
     outcome = infra_error(f"task {task.id}: no parameter set to run")
     for index, values in enumerate(opts.parameters or ({},)):
         if index:
-            _write_sources(task, candidate, work, layout)
+            _write_sources(task, opts, candidate, work, layout)
         keep = f"pp_{secrets.token_hex(8)}.sv" if preprocess and index == 0 else None
-        compiled = _compile(task, work, layout, values, keep)
+        compiled = _compile(task, opts, work, layout, values, keep)
         if keep is not None:
             preprocessed = rtl_sim._read_preprocessed(work, keep)
         if compiled is not None:
             return rtl_sim.SimRun(compiled, preprocessed=preprocessed)
-        outcome = _run(task, candidate, work, layout, harness)
+        outcome = _run(task, opts, candidate, work, layout, harness)
         for name in ("tests", "tests_passed", "sim_s", "sim_ns"):
             metrics[name] = round(metrics.get(name, 0) + outcome.metrics.get(name, 0), 4)
         if not outcome.passed:
@@ -91,23 +90,21 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
                           finished=True, preprocessed=preprocessed)
 
 
-def _write(task: Task, candidate: str, work: Path) -> _Layout:
+def _write(task: Task, opts: RtlOptions, candidate: str, work: Path) -> _Layout:
     """The design and the bundle's Verilog where the design can see them; the tests (and the data
     files they name) in a folder with a secret name, read-only while the design runs (see _lock)."""
-    opts = RtlOptions.of_task(task)
     layout = _Layout(design=opts.design_file, tests=f"tests_{secrets.token_hex(12)}", hidden=_test_data(task))
     layout.sources = [name for name in task.files if name.endswith((".v", ".sv")) and name != opts.design_file]
     shown = [opts.design_file, *(name for name in task.files if name not in layout.hidden)]
     layout.include_dirs = sorted({str(PurePosixPath(name).parent) for name in shown if name.endswith(rtl_sim.SOURCE_SUFFIXES)})
     sandbox.write_files(work, {f"{layout.tests}/{name}": task.files[name] for name in sorted(layout.hidden)})
-    _write_sources(task, candidate, work, layout)
+    _write_sources(task, opts, candidate, work, layout)
     return layout
 
 
-def _write_sources(task: Task, candidate: str, work: Path, layout: _Layout) -> None:
+def _write_sources(task: Task, opts: RtlOptions, candidate: str, work: Path, layout: _Layout) -> None:
     """What the compiler reads, (re)written before each compile: a design's run cannot leave a changed
     helper source or command file to the next parameter set's build."""
-    opts = RtlOptions.of_task(task)
     shown = {name: text for name, text in task.files.items() if name not in layout.hidden}
     sandbox.write_files(work, {**shown, opts.design_file: candidate, TIMESCALE_FILE: f"+timescale+{opts.timescale}\n"})
 
@@ -122,9 +119,11 @@ def _test_data(task: Task) -> set[str]:
     return {name for name in task.files if name.endswith(".py")} | named
 
 
-def _compile(task: Task, work: Path, layout: _Layout, values: dict[str, ParameterValue], keep: str | None) -> Outcome | None:
+def _compile(
+    task: Task, opts: RtlOptions, work: Path, layout: _Layout, values: dict[str, ParameterValue], keep: str | None
+) -> Outcome | None:
     """Compile for one parameter set (and, with keep, preprocess the design alone): None when it built."""
-    top = str(RtlOptions.of_task(task).top)
+    top = str(opts.top)
     argv = ["iverilog", "-g2012", "-s", top, "-o", "c.vvp", "-f", TIMESCALE_FILE]
     argv += [f"-P{top}.{name}={value}" for name, value in values.items()]
     argv += [f"-I{folder}" for folder in layout.include_dirs]
@@ -140,8 +139,7 @@ def _compile(task: Task, work: Path, layout: _Layout, values: dict[str, Paramete
     return None
 
 
-def _run(task: Task, candidate: str, work: Path, layout: _Layout, harness: CocotbRuntime) -> Outcome:
-    opts = RtlOptions.of_task(task)
+def _run(task: Task, opts: RtlOptions, candidate: str, work: Path, layout: _Layout, harness: CocotbRuntime) -> Outcome:
     tag = secrets.token_hex(16)
     seed = secrets.randbelow(2**31) if opts.seed == "random" else opts.seed
     # relative: the sandbox shows the work folder under a path of its own
@@ -153,7 +151,7 @@ def _run(task: Task, candidate: str, work: Path, layout: _Layout, harness: Cocot
         result = sandbox.run(argv, work, task.limits, env=env, ro_paths=harness.mounts)
     finally:
         _lock(work / layout.tests, writable=True)  # so the work folder can be removed
-    outcome = _verdict(task, result, tag, candidate, layout.tests)
+    outcome = _verdict(task, opts, result, tag, candidate, layout.tests)
     return Outcome(outcome.label, outcome.diagnostic, outcome.log, {**outcome.metrics, "cocotb_seed": seed})
 
 
@@ -168,7 +166,7 @@ def _lock(folder: Path, writable: bool) -> None:
             path.chmod((mode | stat.S_IWUSR) if writable else 0o444)
 
 
-def _verdict(task: Task, result: sandbox.ExecResult, tag: str, candidate: str, tests: str) -> Outcome:
+def _verdict(task: Task, opts: RtlOptions, result: sandbox.ExecResult, tag: str, candidate: str, tests: str) -> Outcome:
     """`tests`: the tests' folder, whose secret name (and the work folder's path) the log leaves out."""
     report = read_report(result.output, tag)
     shown = "\n".join(line.split(tag, 1)[0] for line in result.output.splitlines() if not line.startswith(tag))
@@ -192,12 +190,12 @@ def _verdict(task: Task, result: sandbox.ExecResult, tag: str, candidate: str, t
     if report.error is not None or report.planned is None:
         why = report.error or _last_line(shown) or f"vvp exited with status {result.returncode}"
         return infra_error(f"task {task.id}: the cocotb tests did not start: {why}", log)
-    return _judge(task, report, result, candidate, log, metrics)
+    return _judge(task, report, result, rtl_expect._enders(candidate, opts.design_file), log, metrics)
 
 
-def _judge(task: Task, report: _Report, result: sandbox.ExecResult, candidate: str, log: str, metrics: dict[str, Any]) -> Outcome:
-    """The verdict from a report that started: every planned test passed, and nothing cut the run short."""
-    ender = rtl_expect._enders(candidate, RtlOptions.of_task(task).design_file)
+def _judge(task: Task, report: _Report, result: sandbox.ExecResult, ender: str, log: str, metrics: dict[str, Any]) -> Outcome:
+    """The verdict from a report that started: every planned test passed, and nothing cut the run short.
+    `ender`: where the design calls $finish/$stop/$fatal, for a diagnostic."""
     if report.end is None:
         how = f"signal {result.signal}" if result.signal else f"exit status {result.returncode}"
         what = f"the simulation ended ({how}) before cocotb reported its tests' results{ender}"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ecot.core.domain import Domain, KindedLabel, LabelKind
+from pathlib import Path
+
+from ecot.core.domain import Domain, KindedLabel, LabelKind, WorldModelHints
 
 
 class RtlLabel(KindedLabel):
@@ -24,4 +26,7 @@ DOMAIN = Domain(
     backend="ecot.domains.rtl.backend:RtlBackend",
     options="ecot.domains.rtl.options:RtlOptions",
     mutators="ecot.domains.rtl.mutators:RTL_MUTATIONS",
+    hints=WorldModelHints(observed_metrics=("mismatches", "samples", "cells")),
+    instructions=Path(__file__).parent / "prompts.toml",
+    metrics="ecot.domains.rtl.metrics:METRICS",
 )

@@ -43,20 +43,20 @@ class Profile:
     toolchain_limit: str | None = None  # the simulator cannot compile the task's own files with the reference
 
 
-def check(task: Task, run: rtl_sim.SimRun, candidate: str) -> Outcome:
+def check(task: Task, options: RtlOptions, run: rtl_sim.SimRun, candidate: str) -> Outcome:
     """The run's outcome, or Simulation_Mismatch when a passing run did not do the expected work, or
     Infra_Error when the simulator cannot compile the task's own files (its reference fails there too)."""
     outcome = run.outcome
     if run.toolchain_limit is not None and task.reference is not None:
-        limit = _reference(task).toolchain_limit
+        limit = _reference(task, options).toolchain_limit
         if limit is not None:
             return infra_error(f"not run here: the simulator cannot compile the task's own files ({limit}); the "
                                "task's reference fails there too, so this is a limit of the toolchain, not of the design",
                                outcome.log)
     if not outcome.passed:
         return outcome
-    expected = profile(task)
-    problem = _shortfall(run, expected, _enders(candidate, RtlOptions.of_task(task).design_file))
+    expected = profile(task, options)
+    problem = _shortfall(run, expected, _enders(candidate, options.design_file))
     if problem is None:
         return outcome
     return Outcome(rtl_sim.SIMULATION_MISMATCH, problem, outcome.log, outcome.metrics)
@@ -85,26 +85,26 @@ def _enders(candidate: str, design: str) -> str:
     return f" ({', '.join(found[:3])})" if found else ""
 
 
-def profile(task: Task) -> Profile:
+def profile(task: Task, options: RtlOptions) -> Profile:
     """The expected run of this task: from option `samples`, else the reference's run (cached)."""
-    option = RtlOptions.of_task(task).samples
-    static = logs.calls_finish(task.files[rtl_sim.testbench_name(task)])
+    option = options.samples
+    static = logs.calls_finish(task.files[rtl_sim.testbench_name(task, options)])
     if option == "any":
         return Profile(None, static, "option samples")
     if option is not None:
         return Profile(int(option), static, "the task (option samples)")
     if task.reference is None:
         return Profile(None, static, "the testbench")
-    return _reference(task)
+    return _reference(task, options)
 
 
-def _reference(task: Task) -> Profile:
+def _reference(task: Task, options: RtlOptions) -> Profile:
     """What the task's reference shows when simulated (measured once per task and process)."""
     key = _key(task)
     with _lock:
         cached = _cache.get(key)
     if cached is None:
-        cached = _measure(task)
+        cached = _measure(task, options)
         with _lock:
             if len(_cache) >= CACHE_LIMIT:
                 _cache.pop(next(iter(_cache)))
@@ -112,9 +112,9 @@ def _reference(task: Task) -> Profile:
     return cached
 
 
-def _measure(task: Task) -> Profile:
+def _measure(task: Task, options: RtlOptions) -> Profile:
     with sandbox.workdir("ecot-rtl-ref-") as work:
-        run = rtl_sim.simulate(task, task.reference or "", work)
+        run = rtl_sim.simulate(task, options, task.reference or "", work)
     if run.toolchain_limit is not None:
         return Profile(None, False, "the reference", run.toolchain_limit)
     if not run.finished:

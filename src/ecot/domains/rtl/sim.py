@@ -63,16 +63,16 @@ class _Bundle:
     testbench: str = ""
 
 
-def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -> SimRun:
+def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool = False) -> SimRun:
     """Compile and run; with preprocess, also keep the design as the compiler's preprocessor read it,
     written before any design code runs under a name the design cannot know (for the checkers)."""
     tag = logs.new_tag()
-    tb_name = testbench_name(task)
-    design = RtlOptions.of_task(task).design_file
-    renames = _hidden_renames(task, task.files[tb_name])
-    bundle = _bundle(task, tb_name, tag, renames)
+    tb_name = testbench_name(task, options)
+    design = options.design_file
+    renames = _hidden_renames(options, task.files[tb_name])
+    bundle = _bundle(task, options, tb_name, tag, renames)
     sandbox.write_files(work, {**bundle.plain, design: candidate})
-    tb_top = RtlOptions.of_task(task).tb_top
+    tb_top = options.tb_top
     top = (renames.get(tb_top) if tb_top else None) or logs.top_testbench_module(bundle.testbench)
     if top is None:
         return SimRun(infra_error(f"task {task.id}: no module found in testbench {tb_name}"))
@@ -82,7 +82,7 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
         steps.append(sandbox.Step(["iverilog", "-g2012", "-E", "-o", kept, design]))
     steps.append(sandbox.Step(
         # -none: $dumpvars writes nothing, so a design cannot dump and read back the testbench's signals
-        ["vvp", "-n", "sim.vvp", "-none", *RtlOptions.of_task(task).plusargs],
+        ["vvp", "-n", "sim.vvp", "-none", *options.plusargs],
         feed_files={"sim.vvp": "c.vvp"},
     ))
     results = sandbox.run_steps(steps, work, task.limits)
@@ -93,7 +93,7 @@ def simulate(task: Task, candidate: str, work: Path, preprocess: bool = False) -
     if len(results) < len(steps):  # the compiler accepted the design but its preprocessor alone did not
         what = f"preprocessing {design} for the structural checks failed: {results[1].output.strip()[:300]}"
         return SimRun(Outcome(RESOURCE_LIMIT, what, truncate_log(results[1].output)))
-    return dataclasses.replace(_sim_run(task, results[-1], tag, bundle.back), preprocessed=text)
+    return dataclasses.replace(_sim_run(task, options, results[-1], tag, bundle.back), preprocessed=text)
 
 
 def _read_preprocessed(work: Path, name: str) -> str | None:
@@ -101,8 +101,8 @@ def _read_preprocessed(work: Path, name: str) -> str | None:
     return None if data is None or len(data) > MAX_PREPROCESSED else data.decode("utf-8", "replace")
 
 
-def _bundle(task: Task, tb_name: str, tag: str, renames: dict[str, str]) -> _Bundle:
-    hidden = _hidden_files(task, tb_name)
+def _bundle(task: Task, options: RtlOptions, tb_name: str, tag: str, renames: dict[str, str]) -> _Bundle:
+    hidden = _hidden_files(task, options, tb_name)
     bundle = _Bundle(back={**{new: old for old, new in renames.items()}, **{new: old for old, new in hidden.items()}})
     for name, text in task.files.items():
         if name.endswith(SOURCE_SUFFIXES):
@@ -123,18 +123,18 @@ def _bundle(task: Task, tb_name: str, tag: str, renames: dict[str, str]) -> _Bun
     return bundle
 
 
-def _hidden_files(task: Task, tb_name: str) -> dict[str, str]:
+def _hidden_files(task: Task, options: RtlOptions, tb_name: str) -> dict[str, str]:
     """Data files only the testbench may read (option hidden_files; by default every bundle file
     the testbench names in a string literal, e.g. RTLLM's expected-value files) -> secret names."""
     data = [name for name in task.files if not name.endswith(SOURCE_SUFFIXES)]
-    named = RtlOptions.of_task(task).hidden_files
+    named = options.hidden_files
     if named is None:
         named = tuple(name for name in data if f'"{name}"' in task.files[tb_name])
     suffix = secrets.token_hex(6)
     return {name: str(PurePosixPath(name).with_name(f"data_{suffix}_{PurePosixPath(name).name}")) for name in named if name in data}
 
 
-def _sim_run(task: Task, result: sandbox.ExecResult, tag: str, back: dict[str, str]) -> SimRun:
+def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: str, back: dict[str, str]) -> SimRun:
     shown = result.output.replace(f"{tag}{logs.END_MARK}\n", "")  # the testbench's end marker is ours, not the reader's
     log = truncate_log(_apply(logs.strip_tag(shown, tag), back))
     lines, ended = logs.split_end(logs.trusted_lines(result.output, tag))
@@ -155,9 +155,9 @@ def _sim_run(task: Task, result: sandbox.ExecResult, tag: str, back: dict[str, s
         return SimRun(Outcome(ELABORATION_ERROR, _load_diagnostic(refused), log))
     verdict = logs.judge_simulation(
         lines,
-        (opts := RtlOptions.of_task(task)).pass_pattern,
-        opts.fail_pattern,
-        opts.count_pattern,
+        options.pass_pattern,
+        options.fail_pattern,
+        options.count_pattern,
     )
     metrics: dict[str, Any] = {**verdict.metrics, "sim_s": round(result.wall_s, 4)}
     diagnostic = verdict.diagnostic
@@ -199,8 +199,8 @@ def _compile_outcome(result: sandbox.ExecResult, log: str, task: Task, renames: 
     return Outcome(label, verdict.diagnostic, truncate_log(log))
 
 
-def testbench_name(task: Task) -> str:
-    name = RtlOptions.of_task(task).testbench
+def testbench_name(task: Task, options: RtlOptions) -> str:
+    name = options.testbench
     if name:
         if name not in task.files:
             raise ValueError(f"task {task.id}: testbench file {name!r} is not in the bundle")
@@ -211,11 +211,11 @@ def testbench_name(task: Task) -> str:
     raise ValueError(f"task {task.id}: no testbench (set options.testbench or add testbench.sv)")
 
 
-def _hidden_renames(task: Task, testbench: str) -> dict[str, str]:
+def _hidden_renames(options: RtlOptions, testbench: str) -> dict[str, str]:
     """Per-evaluation names for the testbench's modules and the task's hidden ones: a design cannot
     instantiate them or reach into the testbench with hierarchical or upward references."""
     suffix = secrets.token_hex(4)
-    names = [*logs.declared_modules(testbench), *RtlOptions.of_task(task).hidden_modules]
+    names = [*logs.declared_modules(testbench), *options.hidden_modules]
     return {name: f"{name}_{suffix}" for name in dict.fromkeys(names)}
 
 

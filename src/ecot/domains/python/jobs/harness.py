@@ -347,15 +347,6 @@ def _compile(source: str) -> Any:
     return None
 
 
-def _trace_record(plan: Plan, child: Child) -> dict[str, Any] | None:
-    found = child.trace
-    if plan.trace is None or found is None:
-        return None
-    events = found.get("events")
-    return {"kind": "trace", "test": int(plan.trace["test"]), "events": events if isinstance(events, list) else [],
-            "truncated": found.get("truncated") is True}
-
-
 def _tracer(trace: dict[str, Any] | None) -> Any:
     if trace is None:
         return None
@@ -393,9 +384,9 @@ def main(spec_path: str) -> int:
                "tracer": _tracer(plan.trace), "preamble": checks.preamble if checks is not None else None}
         ecot_child.prepare()
         gc.freeze()
-        trace = _trace_record(plan, run(job, plan, _emit, checks))
-        if trace is not None:
-            _emit(trace)
+        child = run(job, plan, _emit, checks)
+        if plan.trace is not None and child.trace is not None:
+            _emit(job["tracer"].record(int(plan.trace["test"]), child.trace))
     _emit({"kind": "done"})
     os._exit(0)  # nothing is buffered (records go out with os.write); skip tearing the interpreter down
 

@@ -124,6 +124,13 @@ class Tracer:
             text = f"<repr failed: {type(err).__name__}>"
         return text if len(text) <= self.max_repr else text[: self.max_repr - 3] + "..."
 
+    @staticmethod
+    def record(test: int, found: dict[str, Any]) -> dict[str, Any]:
+        """The harness's `trace` record of what the child reported after a trace run."""
+        events = found.get("events")
+        return {"kind": "trace", "test": test, "events": events if isinstance(events, list) else [],
+                "truncated": found.get("truncated") is True}
+
 
 def _hidden(name: str) -> bool:
     """Names that are not the program's own state (module dunders, the harness's builtins)."""

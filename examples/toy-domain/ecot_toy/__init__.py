@@ -1,0 +1,1 @@
+"""A toy ecot domain: shell scripts judged by what they print."""

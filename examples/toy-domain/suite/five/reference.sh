@@ -1,0 +1,2 @@
+# add them
+echo $((2 + 3))

@@ -1,0 +1,169 @@
+"""The main job as a library call: `synthesize` runs the multi-turn loop over tasks with a generator,
+judged by the real toolchains (or a world model), storing every turn as it happens.
+
+    from ecot.generators.repair import RepairGenerator
+    from ecot.run import synthesize
+    from ecot.tasks.suite import bundled_suite_path, load_suite
+
+    tasks = load_suite(bundled_suite_path("python"))[:2]
+    result = synthesize(tasks, RepairGenerator(), "out/ecot.db", samples=2, max_rounds=3)
+    print(result.run_id, result.summary.statuses)
+
+Calling it again with the same tasks, generator and settings resumes the run (its key is
+ecot.run.identity's). `run_session` is the wiring both `synthesize` and the benchmark's `benchmark`
+(ecot.bench.session) share: the store (one writer), the backend pool, the environment, the loop and
+its progress. `ecot synth` and `ecot bench run` are these calls plus their options and printing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ecot.core.task import Task
+from ecot.generators.base import Generator
+from ecot.run.control import Budget, RunControl
+from ecot.run.identity import run_config
+from ecot.run.loop import Environment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
+from ecot.run.progress import LiveCounters, ProgressReporter
+from ecot.run.usage import usage_totals
+from ecot.store import TrajectoryStore
+
+if TYPE_CHECKING:  # rich, the executors (process pools, Ray) load only where a run starts
+    from rich.console import Console
+
+    from ecot.executors.work import Executor, Work
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is carried out; none of it changes the data, so none of it is part of the run's key."""
+
+    max_in_flight: int = 64  # trajectories advancing at once
+    workers: int | None = None  # backend workers (default: all cores; on Ray: the cluster's CPUs, per domain)
+    ray_address: str | None = None  # run backends on Ray ("local", "auto", "ray://host:port"); None: a local pool
+    max_pending: int | None = None  # evaluations submitted and not yet returned (default: 4 per worker)
+    progress_every: float = 30.0  # with a console that is no terminal: a progress line every so many seconds
+
+
+class Judge(Protocol):
+    """What observes turns instead of (or before) the real backends alone: a world model (ecot.icwm)."""
+
+    def identity(self) -> dict[str, Any]:
+        """What enters the run's config and key (the judge's name, its settings)."""
+        ...
+
+    def environment(self, real: RealEnvironment, store: TrajectoryStore) -> Environment:
+        """The loop's environment, given the real one and the store (for audits)."""
+        ...
+
+    def stats(self) -> dict[str, Any]:
+        """What the judge counted during the run (predictions, audits, disagreements)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: int
+    summary: RunSummary  # what this call added: statuses, turns, labels, errors, why it stopped early
+    budget_hit: bool = False  # a token or cost budget stopped it (rerun with a larger one to resume)
+    judge: dict[str, Any] | None = None  # the judge's counts, when one observed the turns
+    not_run_here: dict[str, str] = field(default_factory=dict)  # task id -> why it was not attempted (benchmarks)
+
+
+class Begin(Protocol):
+    def __call__(self, store: TrajectoryStore, pool: Executor, /) -> tuple[int, Sequence[Task]]:
+        """The run found again (resume) or created: its id, and the tasks to attempt."""
+        ...
+
+
+def synthesize(
+    tasks: Sequence[Task],
+    generator: Generator,
+    store: Path | str,
+    *,
+    samples: int = 1,
+    max_rounds: int = 4,
+    system_prompt: str | None = None,
+    budget: Budget | None = None,
+    judge: Judge | None = None,
+    options: RunOptions | None = None,
+    console: Console | None = None,
+) -> RunResult:
+    """Synthesize `samples` trajectories per task into the store at `store`, each of at most
+    `max_rounds` correction rounds; resumes the run these arguments name if it exists."""
+    config, identity = run_config(tasks, generator, samples, max_rounds, system_prompt)
+    if judge is not None:
+        for target in (config, identity):
+            target.update(judge.identity())
+    loop = LoopSettings(max_rounds=max_rounds, max_in_flight=(options or RunOptions()).max_in_flight,
+                        system_prompt=system_prompt)
+
+    def begin(opened: TrajectoryStore, pool: Executor) -> tuple[int, Sequence[Task]]:
+        return opened.begin_run(config, identity), tasks
+
+    return run_session(generator, Path(store), loop, samples, begin, budget=budget, judge=judge, options=options,
+                       console=console)
+
+
+def run_session(
+    generator: Generator,
+    store_path: Path,
+    loop_settings: LoopSettings,
+    samples: int,
+    begin: Begin,
+    *,
+    budget: Budget | None = None,
+    judge: Judge | None = None,
+    options: RunOptions | None = None,
+    console: Console | None = None,
+    title: str = "run",
+    warm: Callable[[str], None] | None = None,
+) -> RunResult:
+    """Run (or resume) a run of the loop: check the generator, open the store (one writer) and the pool,
+    find or create the run, then advance every trajectory; `warm(domain)` runs in each worker meanwhile."""
+    from ecot.executors.local import make_executor
+
+    options = options or RunOptions()
+    asyncio.run(generator.preflight())  # an unreachable endpoint: one line naming it, nothing stored
+    with TrajectoryStore(store_path, writer=True) as store, \
+            make_executor(options.ray_address, options.workers, options.max_pending) as pool:
+        run_id, tasks = begin(store, pool)
+        spent = usage_totals(store.usage_rows(run_id), {}).all  # what earlier invocations of the run spent
+        control = RunControl(budget or Budget(), spent.to_dict())
+        real = RealEnvironment(pool)
+        environment = real if judge is None else judge.environment(real, store)
+        counters = LiveCounters(total=len(tasks) * samples)
+        loop = SynthesisLoop(generator, environment, store, loop_settings, control, counters)
+        warming = _warm_work(warm, tasks) * pool.workers
+        with _progress(counters, console, f"{title} {run_id}", options.progress_every) as progress:
+            advance = progress.advance if progress is not None else None
+            summary = asyncio.run(_advance(loop, run_id, tasks, samples, advance, pool, warming))
+    return RunResult(run_id, summary, control.budget_hit, judge.stats() if judge is not None else None)
+
+
+def _warm_work(warm: Callable[[str], None] | None, tasks: Sequence[Task]) -> list[Work]:
+    from ecot.executors.work import Work
+
+    return [] if warm is None else [Work(warm, (domain,)) for domain in sorted({t.domain for t in tasks})]
+
+
+def _progress(counters: LiveCounters, console: Console | None, title: str,
+              every: float) -> AbstractContextManager[ProgressReporter | None]:
+    return nullcontext() if console is None else ProgressReporter(counters, console, title, every)
+
+
+async def _advance(loop: SynthesisLoop, run_id: int, tasks: Sequence[Task], samples: int,
+                   advance: Callable[[], None] | None, pool: Executor, warm: list[Work]) -> RunSummary:
+    """The loop, with the workers warmed meanwhile (their start-up overlaps the first requests, not the
+    judging); the generator is closed however it ends."""
+    warming = [asyncio.ensure_future(pool.submit(work)) for work in warm]
+    try:
+        return await loop.run(run_id, tasks, samples, (lambda _: advance()) if advance is not None else None)
+    finally:
+        await asyncio.gather(*warming, return_exceptions=True)  # a failed warm-up shows again where it matters
+        await loop.generator.aclose()
