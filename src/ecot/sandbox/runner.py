@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from ecot.sandbox.isolation import (
     user_process_count,
     work_root,
 )
+from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
 from ecot.sandbox.server import (
     MIN_SERVER_MEMORY_MB,
     new_served_dir,
@@ -188,10 +189,11 @@ def run_steps(
         warn_unisolated_once()
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
-    served = isolated and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB
-    if served and cwd.is_relative_to(shared_root()):
-        reply = server_for(limits, proc_fs).run(jobs)
-    else:
+    served = isolated and not ro_paths and limits.memory_mb >= MIN_SERVER_MEMORY_MB and cwd.is_relative_to(shared_root())
+    server = server_for(limits, proc_fs) if served else None
+    if server is not None and server.fresh:
+        reply = server.run(jobs)
+    else:  # a server that cannot give each request fresh namespaces is never used (a fresh sandbox per step)
         reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
     if "error" in reply:
         raise SandboxError(reply["error"])
@@ -240,11 +242,14 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
             prefix += ["--setenv", key, value]
     elif uid is None:
         jobs = [{**job, "limits": {**job["limits"], "procs": user_process_count() + job["limits"]["procs"]}} for job in jobs]
-    jobs = [{**job, "argv": prefix + job["argv"]} for job in jobs]
-    try:
-        return {"results": _supervisor.run_jobs(jobs, uid)}
-    finally:
-        if uid is not None and not isolated:
-            kill_uid(uid)
+    with ExitStack() as stack:
+        if isolated:  # each step's bwrap reads the seccomp program from a descriptor of its own
+            fds = [stack.enter_context(no_keyrings_fd()) for _ in jobs]
+            jobs = [{**job, "argv": with_seccomp(prefix, fd) + job["argv"], "pass_fds": [fd]} for job, fd in zip(jobs, fds)]
+        try:
+            return {"results": _supervisor.run_jobs(jobs, uid)}
+        finally:
+            if uid is not None and not isolated:
+                kill_uid(uid)
 
 

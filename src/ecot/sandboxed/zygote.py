@@ -51,6 +51,7 @@ def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
         os.dup2(null, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
+        os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # ours (the host's folders) stay ours
         os.chdir(job["cwd"])
         os.environ.clear()
         os.environ.update(job["env"])
@@ -156,14 +157,19 @@ def main(preload: list[str], exclusive_uid: bool = False, root: str | None = Non
         loaded.append(name)
     base_vsz = _virtual_size()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None})
+    contained = private is not None  # with our namespaces came an IPC namespace of our own, renewed per job
+    _supervisor.write_message(stdout, {"ready": loaded, "contained": contained, "fresh": contained})
     while (request := _supervisor.read_message(stdin)) is not None:
         try:
             reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, private, exclusive_uid)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
             _end_leftovers(exclusive_uid)
+        if contained:
+            _supervisor.renew_ipc(reply)
         _supervisor.write_message(stdout, reply)
+        if reply.get("retire"):
+            return
 
 
 def _private_root(root: str) -> Any:
