@@ -7,9 +7,10 @@ run under a throw-away unprivileged uid, so the process limit binds and root's f
 Without bubblewrap the runner warns once and keeps the limits only.
 
 Speed: starting a bubblewrap sandbox costs a few milliseconds, as much as a small simulation. Jobs
-that need no /proc therefore run in one long-lived sandbox per process, whose supervisor (PID 1 in
-there) ends every leftover process and empties /tmp after each job. Jobs that need /proc or extra
-read-only paths get a fresh sandbox each.
+therefore run in one long-lived sandbox per process and set of limits (with /proc or without), whose
+supervisor (PID 1 in there) ends every leftover process, empties /tmp and moves to a new IPC namespace
+after each job. Jobs that need extra read-only paths get a fresh sandbox per step, as do all jobs where
+the sandbox cannot have namespaces of its own (nothing of one job may reach the next).
 """
 
 from __future__ import annotations
