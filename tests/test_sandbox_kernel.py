@@ -4,8 +4,11 @@ warm interpreter or worker finds none, and the host's memory is not left holding
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,3 +99,54 @@ def test_a_pool_worker_keeps_nothing_between_evaluations() -> None:
     with LocalPool(1) as pool:
         labels = asyncio.run(both(pool))
     assert labels == ["Pass", "Wrong_Answer"]
+
+
+def test_a_server_without_fresh_namespaces_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a sandbox cannot have namespaces of its own, its jobs run in one-shot sandboxes instead."""
+    from ecot.sandbox.server import SandboxServer, server_for
+
+    server = server_for(LIMITS)
+    assert server.fresh  # this machine gives sandboxes namespaces of their own
+    monkeypatch.setattr(server, "fresh", False)
+
+    def refuse(jobs: Any) -> Any:
+        raise AssertionError("a job was sent to a server that shares kernel objects between jobs")
+
+    monkeypatch.setattr(SandboxServer, "run", refuse)
+    assert planted(served(PLANT).stdout)["sysv_shm"] >= 0
+    assert probed(served(PROBE).stdout) == {"found": [], "fds": []}
+
+
+def test_a_warm_interpreter_without_fresh_namespaces_is_restarted_after_each_job() -> None:
+    runner = WarmPython(("json",))
+    try:
+        with sandbox.workdir() as work:
+            runner.run(work, "pass", LIMITS)
+            first = runner.pid
+            assert first is not None and runner._fresh
+            runner._fresh = False  # what a sandbox without namespaces of its own says when it starts
+            runner.run(work, "pass", LIMITS)
+            assert runner.pid is None  # stopped: the next job gets a new interpreter
+            runner.run(work, "pass", LIMITS)
+            assert runner.pid not in (None, first)
+    finally:
+        runner.close()
+
+
+def test_a_trusted_process_that_cannot_renew_its_ipc_namespace_asks_to_retire() -> None:
+    """renew_ipc without the capability to unshare (an unprivileged process outside any namespace of
+    its own): the reply asks the host to retire the sandbox instead of running the next job in it."""
+    drop = "import os; os.setgroups([]); os.setgid(65534); os.setuid(65534); " if os.geteuid() == 0 else ""
+    code = f"{drop}from ecot.sandboxed.supervisor import renew_ipc; reply = {{}}; renew_ipc(reply); print(reply)"
+    src = str(Path(sandbox.__file__).resolve().parents[2])
+    done = subprocess.run([PYTHON, "-I", "-c", f"import sys; sys.path.insert(0, {src!r}); {code}"], capture_output=True,
+                          text=True, timeout=30, cwd="/")
+    assert "no fresh IPC namespace for the next job" in done.stdout, done.stdout + done.stderr
+
+
+def test_no_sandbox_starts_where_the_keyring_calls_are_unknown() -> None:
+    from ecot.sandbox.seccomp import no_keyrings_program
+
+    with pytest.raises(RuntimeError, match="keyrings cannot be closed"):
+        no_keyrings_program("sparc64")
+    assert len(no_keyrings_program("x86_64")) % 8 == 0  # whole sock_filter instructions
