@@ -150,3 +150,23 @@ def test_no_sandbox_starts_where_the_keyring_calls_are_unknown() -> None:
     with pytest.raises(RuntimeError, match="keyrings cannot be closed"):
         no_keyrings_program("sparc64")
     assert len(no_keyrings_program("x86_64")) % 8 == 0  # whole sock_filter instructions
+
+
+# keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0) through the i386 ABI (int 0x80, call 288) from
+# 64-bit code: the same kernel keyrings, reached by other system-call numbers.
+I386_KEYCTL = """
+import ctypes, mmap
+code = bytes([0x53, 0xB8, 0x20, 0x01, 0x00, 0x00, 0x31, 0xDB, 0xB9, 0xFC, 0xFF, 0xFF, 0xFF, 0x31, 0xD2, 0xCD, 0x80,
+              0x5B, 0xC3])  # push rbx; mov eax, 288; xor ebx, ebx; mov ecx, -4; xor edx, edx; int 0x80; pop rbx; ret
+page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(code)
+print(ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))())
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the i386 ABI exists on x86_64 only")
+@pytest.mark.parametrize("where", RUNNERS)
+def test_keyrings_stay_closed_to_i386_system_calls(where: str) -> None:
+    result = RUNNERS[where](I386_KEYCTL)
+    # -1 is -EPERM; a kernel without the i386 ABI ends the job with SIGSEGV, which is as closed
+    assert result.stdout.strip() == "-1" or result.signal == 11, result.output
