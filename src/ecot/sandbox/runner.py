@@ -8,9 +8,10 @@ Without bubblewrap the runner warns once and keeps the limits only.
 
 Speed: starting a bubblewrap sandbox costs a few milliseconds, as much as a small simulation. Jobs
 therefore run in one long-lived sandbox per process and kind (limits, /proc or not, extra read-only
-folders), whose supervisor (PID 1 in there) ends every leftover process and empties /tmp after each
-job. Only jobs outside the shared work root or with too little memory for a supervisor get a fresh
-sandbox each.
+folders), whose supervisor (PID 1 in there) ends every leftover process, empties /tmp and moves to a
+new IPC namespace after each job. Jobs outside the shared work root or with too little memory for a
+supervisor get a fresh sandbox each, as do all jobs where the sandbox cannot have namespaces of its own
+(nothing of one job may reach the next).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from ecot.sandbox.isolation import (
     user_process_count,
     work_root,
 )
+from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
 from ecot.sandbox.server import (
     MIN_SERVER_MEMORY_MB,
     new_served_dir,
@@ -190,10 +192,11 @@ def run_steps(
         warn_unisolated_once()
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
-    served = isolated and limits.memory_mb >= MIN_SERVER_MEMORY_MB
-    if served and cwd.is_relative_to(shared_root()):
-        reply = server_for(limits, proc_fs, tuple(ro_paths)).run(jobs)
-    else:
+    served = isolated and limits.memory_mb >= MIN_SERVER_MEMORY_MB and cwd.is_relative_to(shared_root())
+    server = server_for(limits, proc_fs, tuple(ro_paths)) if served else None
+    if server is not None and server.fresh:
+        reply = server.run(jobs)
+    else:  # a server that cannot give each request fresh namespaces is never used (a fresh sandbox per step)
         reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
     if "error" in reply:
         raise SandboxError(reply["error"])
@@ -242,11 +245,14 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
             prefix += ["--setenv", key, value]
     elif uid is None:
         jobs = [{**job, "limits": {**job["limits"], "procs": user_process_count() + job["limits"]["procs"]}} for job in jobs]
-    jobs = [{**job, "argv": prefix + job["argv"]} for job in jobs]
-    try:
-        return {"results": _supervisor.run_jobs(jobs, uid)}
-    finally:
-        if uid is not None and not isolated:
-            kill_uid(uid)
+    with ExitStack() as stack:
+        if isolated:  # each step's bwrap reads the seccomp program from a descriptor of its own
+            fds = [stack.enter_context(no_keyrings_fd()) for _ in jobs]
+            jobs = [{**job, "argv": with_seccomp(prefix, fd) + job["argv"], "pass_fds": [fd]} for job, fd in zip(jobs, fds)]
+        try:
+            return {"results": _supervisor.run_jobs(jobs, uid)}
+        finally:
+            if uid is not None and not isolated:
+                kill_uid(uid)
 
 

@@ -30,6 +30,7 @@ from ecot.sandbox.isolation import (
     user_process_count,
     work_root,
 )
+from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
 from ecot.sandbox.spawn import outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
@@ -55,6 +56,7 @@ class SandboxServer:
         self.root = shared_root()
         self.uid = sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
         self._lock = threading.Lock()
+        self.fresh = False  # whether each request gets a fresh IPC namespace (the supervisor says so)
         self._proc = outliving_threads(self._start)
 
     def _start(self) -> subprocess.Popen[bytes]:
@@ -79,7 +81,9 @@ class SandboxServer:
             apply_limits()
             os.umask(0o022)  # job dirs stay readable by us, the host
 
-        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=drop, start_new_session=True)
+        with no_keyrings_fd() as seccomp:
+            proc = subprocess.Popen(with_seccomp(args, seccomp), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    preexec_fn=drop, start_new_session=True, pass_fds=(seccomp,))
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], STARTUP_S)
         hello = _supervisor.read_message(proc.stdout) if ready else None
@@ -89,6 +93,7 @@ class SandboxServer:
             raise RuntimeError(f"the sandbox supervisor did not start (exit {proc.poll()})")
         if not hello.get("private"):
             warn_shared_workdirs_once()
+        self.fresh = bool(hello.get("fresh"))
         return proc
 
     def alive(self) -> bool:
@@ -113,8 +118,8 @@ class SandboxServer:
         if reply is None:
             self.close()
             return {"error": "the sandbox supervisor died or hung; it will be restarted"}
-        if reply.get("supervisor_cpu_s", 0) > self.limits.cpu_s / 2:
-            self.close()  # retire it long before its own CPU limit could end it mid-job
+        if reply.get("supervisor_cpu_s", 0) > self.limits.cpu_s / 2 or reply.get("retire"):
+            self.close()  # long before its own CPU limit could end it mid-job, or when it cannot go on
         return reply
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import logging
 import os
 import select
 import shutil
@@ -26,6 +27,7 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
@@ -43,10 +45,12 @@ from ecot.sandbox.isolation import (
     work_root,
 )
 from ecot.sandbox.runner import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
+from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
 from ecot.sandbox.server import INNER_ROOT, shared_root, warn_shared_workdirs_once
 from ecot.sandbox.spawn import outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
+log = logging.getLogger(__name__)
 ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
 STARTUP_S = 180.0
 
@@ -63,6 +67,7 @@ class WarmPython:
         self._proc: subprocess.Popen[bytes] | None = None
         self._home: str | None = None  # the unisolated interpreter's scratch home
         self._safety_net: weakref.finalize[Any, Any] | None = None
+        self._fresh = False  # whether the interpreter gives each job a fresh IPC namespace (it says so)
 
     def __enter__(self) -> Self:
         self.start()
@@ -128,9 +133,15 @@ class WarmPython:
             if uid is not None:
                 os.chown(home, uid, uid)
             env = self._environment(home)
-        proc = subprocess.Popen(
-            self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=ceilings, start_new_session=True, env=env
-        )
+        with ExitStack() as stack:
+            command, fds = self._command(), []
+            if self.isolated:  # bubblewrap reads the seccomp program (no keyrings) from this descriptor
+                fds.append(stack.enter_context(no_keyrings_fd()))
+                command = with_seccomp(command, fds[0])
+            proc = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=ceilings, start_new_session=True, env=env,
+                pass_fds=fds,
+            )
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], STARTUP_S)
         hello = _supervisor.read_message(proc.stdout) if ready else None
@@ -140,6 +151,9 @@ class WarmPython:
             raise SandboxError(f"the warm Python for {self.preload} did not start (exit {proc.poll()})")
         if self.isolated and not hello.get("contained"):
             warn_shared_workdirs_once()
+        self._fresh = bool(hello.get("fresh"))
+        if self.isolated and not self._fresh:
+            warn_restarts_once()
         return proc
 
     def _ensure_running(self) -> subprocess.Popen[bytes]:
@@ -219,6 +233,8 @@ class WarmPython:
             if reply is None:
                 self._stop()
                 return {"error": "the warm Python died or hung; it will be restarted"}
+            if reply.get("retire") or (self.isolated and not self._fresh):
+                self._stop()  # the next job must not share this job's kernel objects: a new sandbox
             return reply
 
 
@@ -235,6 +251,16 @@ def sandbox_python(uid: int | None) -> tuple[str, list[str], list[str]]:
     if os.path.exists(system) and _version(system) == tuple(sys.version_info[:2]) and all(map(_reachable, sites)):
         return system, sites, sites
     raise SandboxError(f"no Python the sandbox user can reach: {prefixes[-1]} is in a closed folder")
+
+
+_warned_restarts = threading.Event()
+
+
+def warn_restarts_once() -> None:
+    if not _warned_restarts.is_set():
+        _warned_restarts.set()
+        log.warning("the sandbox cannot create namespaces of its own: every warm Python is restarted after each job "
+                    "(seconds per job) so that no job shares kernel objects with the next")
 
 
 def _reachable(path: str) -> bool:

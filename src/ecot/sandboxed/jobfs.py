@@ -17,7 +17,7 @@ import os
 import stat
 from typing import Any
 
-CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x10000000, 0x08000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x20, 0x4000, 0x40000
 MNT_DETACH = 0x2
 PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 4, 38
@@ -54,15 +54,24 @@ def non_dumpable() -> None:
 
 
 def enter_namespaces() -> None:
-    """A user and mount namespace of our own, with the same ids.
+    """A user and mount namespace of our own, with the same ids, and with them an IPC namespace (see
+    fresh_ipc) and a network namespace whose only interface, the loopback, stays down: jobs have no
+    network at all, so no socket state (a port in TIME_WAIT) can outlive the processes of a job.
 
     Must run single-threaded, with /proc mounted (the id maps are written there)."""
     uid, gid = os.geteuid(), os.getegid()
-    _call("unshare", CLONE_NEWUSER | CLONE_NEWNS)
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
     _call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
+
+
+def fresh_ipc() -> None:
+    """Move into a new, empty IPC namespace (after enter_namespaces): the jobs started from now on find
+    no SysV segment, semaphore or message queue and no POSIX message queue of an earlier job, and the
+    old namespace, with everything in it, is destroyed once its last process has ended."""
+    _call("unshare", CLONE_NEWIPC)
 
 
 def mount_tmpfs(path: str, size_mb: int, readonly: bool = False) -> None:

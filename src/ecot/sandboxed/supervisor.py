@@ -133,6 +133,7 @@ def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | 
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        pass_fds=tuple(job.get("pass_fds") or ()),  # only bubblewrap's seccomp program, for one-shot sandboxes
         **spawn,
     )
     if stdin is not None:
@@ -276,12 +277,13 @@ def serve(root: str | None = None, keep_proc: bool = False, disk_mb: int = 0) ->
     hidden again unless keep_proc.
     """
     private = _private_root(root, keep_proc, disk_mb) if root else None
+    fresh = private is not None  # our namespaces came with an IPC namespace of our own: see renew_ipc
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
     for folder in ("/tmp", "/dev/shm"):
         _startup_entries(folder)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    write_message(stdout, {"ready": True, "private": private is not None})
+    write_message(stdout, {"ready": True, "private": private is not None, "fresh": fresh})
     while (request := read_message(stdin)) is not None:
         try:
             reply: dict[str, Any] = {"results": _run_request(request["jobs"], private)}
@@ -290,9 +292,25 @@ def serve(root: str | None = None, keep_proc: bool = False, disk_mb: int = 0) ->
         _clean_namespace()
         if private is not None:
             private.clear()
+        if fresh:
+            renew_ipc(reply)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         reply["supervisor_cpu_s"] = usage.ru_utime + usage.ru_stime  # it lives under the jobs' CPU limit
         write_message(stdout, reply)
+        if reply.get("retire"):
+            return
+
+
+def renew_ipc(reply: dict[str, Any]) -> None:
+    """After a job, when every process of it has ended: a new IPC namespace for the next job, so that
+    no SysV object or POSIX message queue survives the job (the old namespace dies with its objects).
+    Where the kernel refuses, the reply asks the host to retire us: no later job may share them."""
+    from ecot.sandboxed import jobfs as _jobfs
+
+    try:
+        _jobfs.fresh_ipc()
+    except OSError as err:
+        reply["retire"] = f"no fresh IPC namespace for the next job ({err})"
 
 
 def _private_root(root: str, keep_proc: bool, disk_mb: int) -> Any:

@@ -3,8 +3,9 @@
 Runs inside bubblewrap as PID 1 of its namespace (like the supervisor). CadQuery or PyTorch take
 seconds to import; a fork of an interpreter that already holds them starts in milliseconds. Each job
 is Python source executed as __main__ in its own child: its own session, rlimits, cwd, environment
-and output pipes, no capabilities, a private size-limited work dir (see _jobfs); after
-the job every leftover process ends, its files are copied back and /tmp is emptied.
+and output pipes, none of our descriptors, no capabilities, a private size-limited work dir (see
+_jobfs); after the job every leftover process ends, its files are copied back, /tmp is emptied and we
+move to a new IPC namespace, so no kernel object of the job reaches the next.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def _child(job: dict[str, Any], out_w: int, err_w: int, base_vsz: int) -> None:
         os.dup2(null, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
+        os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # ours (the host's folders) stay ours
         os.chdir(job["cwd"])
         os.environ.clear()
         os.environ.update(job["env"])
@@ -156,14 +158,27 @@ def main(preload: list[str], exclusive_uid: bool = False, root: str | None = Non
         loaded.append(name)
     base_vsz = _virtual_size()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None})
+    fresh = private is not None and _renewed_ipc()  # a new IPC namespace after every job
+    _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None, "fresh": fresh})
     while (request := _supervisor.read_message(stdin)) is not None:
         try:
             reply: dict[str, Any] = {"results": [run_job(request["job"], base_vsz, private, exclusive_uid)]}
         except Exception as err:  # noqa: BLE001 - reported to the host as an infrastructure failure
             reply = {"error": f"{type(err).__name__}: {err}"}
             _end_leftovers(exclusive_uid)
+        if fresh:
+            _supervisor.renew_ipc(reply)
         _supervisor.write_message(stdout, reply)
+        if reply.get("retire"):
+            return
+
+
+def _renewed_ipc() -> bool:
+    """Whether we could move to a new IPC namespace: done once the preload imports are over, since the
+    threads they may have started stay in the namespace they began in, which no job may share then."""
+    note: dict[str, Any] = {}
+    _supervisor.renew_ipc(note)
+    return "retire" not in note
 
 
 def _private_root(root: str) -> Any:

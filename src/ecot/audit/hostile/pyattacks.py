@@ -131,10 +131,35 @@ MEMORY_BOMB = "_hog = [bytearray(1 << 26) for _ in range(1 << 12)]\n"
 ENDLESS_LOOP = "_n = 0\nwhile True:\n    _n += 1\n"
 OUTPUT_FLOOD = "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n"
 
-
-
 # Text for an exception message or a print (issue 26, finding 3): a lone surrogate, NUL, a line erased
 # and overwritten with a fake verdict, an OSC 8 link and an OSC title, an 8-bit CSI and a bidi override.
 # A candidate writes it as {TERMINAL_TRICKS!r}: its source holds only the escapes.
 TERMINAL_TRICKS = ("\udc80 \x00\x00 \x1b[2K\r\x1b[1A\x1b]8;;http://x\x1b\\ Pass \x1b]8;;\x1b\\ "
                    "\x1b]0;owned\x07 \x9b31m \u202e ssaP")
+
+# Issue 26: kernel objects outlived a job in every warm sandbox. SYSV_COUNTER adds one to a counter in
+# a SysV shared-memory segment (created if missing, detached, never removed); FIND_SYSV_COUNTER, run
+# as a later job, escapes when it reads a count an earlier job left. Both need a fresh IPC namespace
+# per job to fail.
+SYSV = """
+import ctypes as _ctypes
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.shmat.restype = _ctypes.c_void_p
+_libc.shmat.argtypes = [_ctypes.c_int, _ctypes.c_void_p, _ctypes.c_int]
+_libc.shmdt.argtypes = [_ctypes.c_void_p]
+def _counter(create):
+    _id = _libc.shmget(0xEC26, 4096, (0o1000 | 0o666) if create else 0)
+    _at = _libc.shmat(_id, None, 0) if _id >= 0 else None
+    return None if _at in (None, _ctypes.c_void_p(-1).value) else _at
+"""
+SYSV_COUNTER = SYSV + """
+_at = _counter(True)
+if _at is not None:
+    _ctypes.c_int.from_address(_at).value += 1
+    _libc.shmdt(_ctypes.c_void_p(_at))
+"""
+FIND_SYSV_COUNTER = SYSV + """
+_at = _counter(False)
+if _at is not None and _ctypes.c_int.from_address(_at).value >= 1:
+    escaped = True
+"""

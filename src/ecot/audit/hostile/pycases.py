@@ -51,6 +51,7 @@ def shared_cases(task_id: str, oracle: Oracle, wrong: str, plain: Callable[[str]
             Case("takeover-then-wrong-answer", task_id, oracle(pyattacks.TAKEOVER), then=wrong),
             Case("planted-marker-found-later", task_id, plain(leftover), then=oracle(pyattacks.FIND_PLANTED),
                  host=no_process_left(marker)),
+            Case("counter-in-sysv-shm", task_id, plain(pyattacks.SYSV_COUNTER), then=oracle(pyattacks.FIND_SYSV_COUNTER)),
         ],
         Attack.FORK_BOMB: [Case("fork-loop", task_id, plain(pyattacks.FORK_BOMB), wall_s=5.0)],
         Attack.MEMORY_BOMB: [Case("256-gib", task_id, plain(pyattacks.MEMORY_BOMB))],
