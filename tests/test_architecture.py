@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("run",),
     ("icwm", "export", "serve"),
     ("train", "bench", "report"),
-    ("cli", "__main__"),
+    ("cli", "campaign", "__main__"),
 )
 LAYER_OF = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
 
