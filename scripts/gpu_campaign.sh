@@ -6,6 +6,7 @@
 #   scripts/gpu_campaign.sh judge --returned DIR ...  here: score what came back
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -x .venv/bin/python ]; then python=.venv/bin/python; elif [ -n "${ECOT_VENV:-}" ]; then python="$ECOT_VENV/bin/python"; else python=python3; fi
+# the project venv here (ECOT_VENV or .venv, as the Makefile); the device has none: its python3 holds torch
+if [ -n "${ECOT_VENV:-}" ]; then python="$ECOT_VENV/bin/python"; elif [ -x .venv/bin/python ]; then python=.venv/bin/python; else python=python3; fi
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 exec "$python" -m ecot.campaign "$@"

@@ -78,6 +78,7 @@ class Generation:
 @dataclass(frozen=True)
 class Training:
     epochs: float = 3.0
+    max_steps: int = -1  # > 0: this many optimizer steps instead of epochs
     learning_rate: float = 5e-5
     batch_size: int = 8
     grad_accum: int = 1
@@ -135,7 +136,7 @@ DRY = Profile(
     pytest_gpu=("tests/test_gpu_device.py", "-k", "not inline_cuda"),
     gpu_eval=("--domain", "gpu", "--limit", "1"),
     compile_backend="eager",  # dynamo traces the module, no C++ build: seconds on a CPU
-    training=Training(epochs=1.0, learning_rate=1e-3, batch_size=2, grad_accum=1, max_length=4096, time_limit_s=60.0),
+    training=Training(max_steps=2, learning_rate=1e-3, batch_size=1, grad_accum=1, max_length=4096, time_limit_s=60.0),
     generation=Generation(samples=2, max_new_tokens=24, batch_size=8),
     world={"steps": 4, "batch_size": 2, "lr": 1e-3, "max_prompt_tokens": 128, "max_new_tokens": 16, "predict_batch": 8},
 )

@@ -36,8 +36,8 @@ from ecot.campaign.layout import (
 )
 from ecot.campaign.steps import carry_folder
 
-DEVICE_IMPORTS = ("pydantic", "pydantic_core", "tomli_w", "trl", "datasets", "dill", "multiprocess", "gguf",
-                  "transformers", "peft", "accelerate", "triton")
+# the carried packages' modules: the probe imports each from the installed wheels before any step needs it
+DEVICE_IMPORTS = ("pydantic", "pydantic_core", "tomli_w", "trl", "datasets", "dill", "multiprocess", "gguf")
 DRY_PLAN = CorpusPlan(domains=("python",), limit=6, samples=1, validation=0.34)
 
 
@@ -68,7 +68,7 @@ def prepare(settings: PrepareSettings, say: Any = print) -> dict[int, dict[str, 
     extra = {2: second_call_data(settings, folders[2], say), 1: first_call_data(settings, folders[1], say)}
     model = model_parts(settings, folders, say)
     add_wheels(settings, folders, say)
-    imports = [*([wheels.PROBE] if settings.dry else []), *DEVICE_IMPORTS]
+    imports = [wheels.PROBE] if settings.dry else list(DEVICE_IMPORTS)
     built = {}
     for call, folder in folders.items():
         (folder / PROFILE).write_text(settings.profile.to_json(), encoding="utf-8")

@@ -118,7 +118,7 @@ def gpu_parts() -> list[Part]:
 def train_command(context: Context) -> list[str]:
     t = context.profile.training
     return ecot("train", "sft", "--data", str(context.carry / CORPUS), "--out", str(context.work(SFT) / "sft"),
-                "--model", "smollm2", "--device", context.profile.device, "--epochs", str(t.epochs),
+                "--model", "smollm2", "--device", context.profile.device, "--epochs", str(t.epochs), "--max-steps", str(t.max_steps),
                 "--lr", str(t.learning_rate), "--batch-size", str(t.batch_size), "--grad-accum", str(t.grad_accum),
                 "--max-length", str(t.max_length), "--save-steps", str(t.save_steps), "--time-limit", str(t.time_limit_s),
                 "--seed", str(context.profile.seed))
