@@ -43,6 +43,9 @@ def test_model_parts_join_to_the_checked_whole(tmp_path: Path) -> None:
     with pytest.raises(PartError, match="differs from the manifest"):
         parts.join(entry, [tmp_path / "a" / "model.part1", tmp_path / "b" / "model.part2"], tmp_path / "o" / "model.gguf")
     assert not (tmp_path / "o" / "model.gguf").exists() and not list((tmp_path / "o").iterdir())
+    # sized by the room each call has left: both calls keep the same margin
+    uneven = parts.split(source, [tmp_path / "c" / "model.part1", tmp_path / "c" / "model.part2"], room=[100_000, 300_000])
+    assert [p["size"] for p in uneven["parts"]] == [50_001, 250_000] and uneven["sha256"] == entry["sha256"]
 
 
 def test_the_shim_makes_the_joined_file_the_embedded_model(tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ class Profile:
     })
     pytest_gpu: tuple[str, ...] = (
         "tests/test_gpu_device.py", "tests/conformance/test_gpu_hacks.py", "tests/conformance/test_gpu_bugs.py",
-        "tests/conformance/test_gpu_hostile.py", "-k", "not inline_cuda",
+        "tests/conformance/test_gpu_hostile.py", "tests/conformance/hostile/test_hostile.py", "-k", "gpu and not inline_cuda",
     )
     pytest_inline: tuple[str, ...] = ("tests/test_gpu_device.py", "-k", "inline_cuda")
     gpu_eval: tuple[str, ...] = ("--domain", "gpu")

@@ -23,14 +23,18 @@ class PartError(RuntimeError):
     """A model part missing or not matching its manifest."""
 
 
-def split(source: Path, targets: list[Path]) -> dict[str, Any]:
-    """Cut `source` into len(targets) parts of near-equal size; returns the model's manifest entry."""
+def split(source: Path, targets: list[Path], room: list[int] | None = None) -> dict[str, Any]:
+    """Cut `source` into one part per target; returns the model's manifest entry. `room` (bytes each call can
+    still take) sizes the parts so that every call is left the same margin; without it they are equal."""
     size = source.stat().st_size
-    step = -(-size // len(targets))
+    free = room or [0] * len(targets)
+    margin = (sum(free) - size) // len(targets)
+    sizes = [max(0, space - margin) for space in free] if room else [-(-size // len(targets))] * len(targets)
+    sizes[-1] = size - sum(sizes[:-1])
     whole = hashlib.sha256()
     parts = []
     with source.open("rb") as handle:
-        for target in targets:
+        for target, step in zip(targets, sizes):
             target.parent.mkdir(parents=True, exist_ok=True)
             digest, left = hashlib.sha256(), step
             with target.open("wb") as out:

@@ -38,6 +38,7 @@ from ecot.campaign.steps import carry_folder
 
 # the carried packages' modules: the probe imports each from the installed wheels before any step needs it
 DEVICE_IMPORTS = ("pydantic", "pydantic_core", "tomli_w", "trl", "datasets", "dill", "multiprocess", "gguf")
+RESERVE = 64 * 1024  # the manifest and profile written after the split
 DRY_PLAN = CorpusPlan(domains=("python",), limit=6, samples=1, validation=0.34)
 
 
@@ -66,8 +67,8 @@ def prepare(settings: PrepareSettings, say: Any = print) -> dict[int, dict[str, 
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     extra = {2: second_call_data(settings, folders[2], say), 1: first_call_data(settings, folders[1], say)}
-    model = model_parts(settings, folders, say)
     add_wheels(settings, folders, say)
+    model = model_parts(settings, folders, say)
     imports = [wheels.PROBE] if settings.dry else list(DEVICE_IMPORTS)
     built = {}
     for call, folder in folders.items():
@@ -114,8 +115,12 @@ def model_parts(settings: PrepareSettings, folders: dict[int, Path], say: Any) -
 
         settings.work.mkdir(parents=True, exist_ok=True)
         source = write_tiny_gguf(source, settings.work / NAME)
-    entry = parts.split(source, [folders[call] / PART.format(n=call) for call in (1, 2)])
-    say(f"model: {source.name} ({entry['size'] / MIB:.1f} MiB) in 2 parts")
+    checkout = manifest.checkout_bytes(settings.repo)
+    room = [CALL_LIMIT - checkout - sum(p.stat().st_size for p in manifest.files_of(folders[call])) - RESERVE
+            for call in (1, 2)]
+    entry = parts.split(source, [folders[call] / PART.format(n=call) for call in (1, 2)], room)
+    shown = " + ".join(f"{p['size'] / MIB:.1f}" for p in entry["parts"])
+    say(f"model: {source.name} ({entry['size'] / MIB:.1f} MiB) in 2 parts ({shown} MiB: each call keeps the same margin)")
     return entry
 
 

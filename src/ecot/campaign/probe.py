@@ -14,7 +14,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-
 PREINSTALLED = ("torch", "transformers", "peft", "accelerate", "triton", "numpy", "tokenizers", "safetensors", "pyarrow",
                 "huggingface-hub", "fsspec", "pytest", "pytest-xdist", "rich", "jinja2")
 
@@ -36,7 +35,7 @@ def packages(names: list[str]) -> dict[str, str]:
         try:
             module = importlib.import_module(name)
             found[name] = str(getattr(module, "__version__", "") or _distribution_version(name))
-        except Exception as err:  # noqa: BLE001 - any import failure is what the probe reports
+        except Exception as err:  # any failure to import is what the probe reports
             found[name] = f"NOT IMPORTABLE: {type(err).__name__}: {err}"
     return found
 

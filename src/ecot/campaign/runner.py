@@ -152,8 +152,9 @@ def execute(context: Context, command: list[str], limit: float, own_log: Path | 
 
 
 def end_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the part's own process group, SIGKILL after a grace period: nothing it started stays."""
-    for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, None)):
+    """SIGINT to the part's own process group (pytest then still writes its report, a worker keeps the batches
+    it flushed), SIGTERM and SIGKILL after grace periods: nothing the part started stays."""
+    for sig, wait in ((signal.SIGINT, GRACE_S), (signal.SIGTERM, GRACE_S), (signal.SIGKILL, None)):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:

@@ -88,7 +88,7 @@ def record_environment(context: Context) -> None:
 
 
 def pytest(context: Context, selection: tuple[str, ...], report: str) -> list[str]:
-    command = [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--timeout=90",
+    command = [python(), "-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider", "-o", "addopts=", "--timeout=90",
                f"--junitxml={context.work(GPU) / report}", *selection]
     if context.profile.device == "cuda" and find_spec("xdist") is not None:
         command += ["-n", "4"]  # 16 cores: four tests at a time, each with its own backend workers
