@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.temperature <= 0 and args.samples > 1:
+        parser.error("--temperature 0 decodes greedily: every sample would be the same answer; give --samples 1")
     meta = run(args)
     args.meta.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(meta))
