@@ -121,6 +121,24 @@ def test_a_part_past_its_limit_is_cut_with_its_children_and_the_next_one_runs(tm
     assert written["finished"] and [p["name"] for p in written["parts"]] == ["slow", "fast"]
 
 
+def test_a_second_call_on_a_fresh_machine_names_the_missing_part_and_skips_what_needs_the_model(tmp_path: Path) -> None:
+    from ecot.campaign.steps import call_parts
+
+    carry = tmp_path / "call2"
+    model = tmp_path / "model.gguf"
+    model.write_bytes(os.urandom(1000))
+    entry = parts.split(model, [tmp_path / "elsewhere" / "model.part1", carry / "model.part2"])  # part 1 never arrives
+    wheels.write_probe(carry / "wheels")
+    manifest.build(carry, 2, REPO, {"model": entry, "imports": [wheels.PROBE]})
+    context = Context(REPO, carry, tmp_path / "out", tmp_path / "scratch", DRY, 2)
+    status = run_parts(context, call_parts(2))
+    setup, *rest = status["parts"]
+    assert setup["rc"] == 0 and "model part(s) missing" in status["model_error"]
+    assert [p["name"] for p in rest] == ["sft-train", "generate-base", "generate-trained", "world"]
+    assert all("no base model: model part(s) missing" in p["skipped"] or "no trained model" in p["skipped"] for p in rest)
+    assert status["environment"]["packages"] == {wheels.PROBE: "1.0"}
+
+
 def test_the_judge_scores_only_fully_answered_tasks(tmp_path: Path) -> None:
     from ecot.tasks.suite import bundled_suite_path, load_suite, write_jsonl
 

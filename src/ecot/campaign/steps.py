@@ -34,10 +34,16 @@ INSTALLED = ".installed"  # marker in the site folder: the sha256 of the wheel s
 
 
 def setup(context: Context) -> None:
-    """Check the carry, install its wheels (once per machine), stage or join the model, unpack the store."""
+    """Check the carry, install its wheels (once per machine), unpack the store, stage or join the model
+    (last: a missing part 1 stops only the parts that need the model)."""
     found = manifest.check(context.carry)
     context.status["manifest"] = {"files": len(found["files"]), "total_bytes": found["total_bytes"]}
     install_wheels(context, found)
+    if (context.carry / STORE).is_file():
+        target = context.scratch / "data" / "store.db"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(context.carry / STORE, "rb") as source, target.open("wb") as out:
+            shutil.copyfileobj(source, out)
     model = found.get("model")
     if model and context.call == 1:
         stash = context.scratch / "parts"
@@ -45,12 +51,11 @@ def setup(context: Context) -> None:
         shutil.copyfile(context.carry / PART.format(n=1), stash / PART.format(n=1))
         context.say(f"staged {PART.format(n=1)} in {stash} for the second call")
     if model and context.call == 2:
-        join_model(context, model)
-    if (context.carry / STORE).is_file():
-        target = context.scratch / "data" / "store.db"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(context.carry / STORE, "rb") as source, target.open("wb") as out:
-            shutil.copyfileobj(source, out)
+        try:
+            join_model(context, model)
+        except parts.PartError as err:  # the probe still runs; the parts that need the model say why they skip
+            context.status["model_error"] = str(err)
+            context.say(f"the model could not be joined: {err}")
 
 
 def install_wheels(context: Context, found: dict[str, Any]) -> None:
@@ -153,7 +158,9 @@ def world_command(context: Context) -> list[str]:
 
 
 def model_needed(context: Context) -> str | None:
-    return None if context.status.get("model_ready") else "the base model was not joined (see the setup part)"
+    if context.status.get("model_ready"):
+        return None
+    return f"no base model: {context.status.get('model_error') or 'the setup part did not join it'}"
 
 
 def trained_needed(context: Context) -> str | None:
