@@ -121,15 +121,21 @@ def test_a_part_past_its_limit_is_cut_with_its_children_and_the_next_one_runs(tm
     assert written["finished"] and [p["name"] for p in written["parts"]] == ["slow", "fast"]
 
 
-def test_a_second_call_on_a_fresh_machine_names_the_missing_part_and_skips_what_needs_the_model(tmp_path: Path) -> None:
-    from ecot.campaign.steps import call_parts
+def test_a_second_call_on_a_fresh_machine_says_so_and_skips_what_needs_the_first(tmp_path: Path) -> None:
+    from ecot.campaign.steps import INSTALLED, call_parts
 
     carry = tmp_path / "call2"
     model = tmp_path / "model.gguf"
     model.write_bytes(os.urandom(1000))
     entry = parts.split(model, [tmp_path / "elsewhere" / "model.part1", carry / "model.part2"])  # part 1 never arrives
-    wheels.write_probe(carry / "wheels")
     manifest.build(carry, 2, REPO, {"model": entry, "imports": [wheels.PROBE]})
+    fresh = run_parts(Context(REPO, carry, tmp_path / "out", tmp_path / "fresh", DRY, 2), call_parts(2))
+    assert "did not run the first call" in fresh["parts"][0]["error"]
+    assert all("no base model" in p["skipped"] or "no trained model" in p["skipped"] for p in fresh["parts"][1:])
+    # the wheels are there (call 1 ran) but its model half is not: only the model's parts stop
+    wheels.write_probe(tmp_path / "wheels")
+    wheels.install(tmp_path / "wheels", tmp_path / "scratch" / "site")
+    (tmp_path / "scratch" / "site" / INSTALLED).write_text("[]")
     context = Context(REPO, carry, tmp_path / "out", tmp_path / "scratch", DRY, 2)
     status = run_parts(context, call_parts(2))
     setup, *rest = status["parts"]

@@ -3,7 +3,7 @@
 Carry folders (built by `prepare`, one per device call; each travels whole as one `carry` path):
 
     <carry>/call1/  manifest.json profile.json wheels/*.whl model.part1 kernelbench.jsonl kernelbench-compiled.jsonl
-    <carry>/call2/  manifest.json profile.json wheels/*.whl model.part2 corpus/ heldout.jsonl prompts.jsonl store.db.gz
+    <carry>/call2/  manifest.json profile.json model.part2 corpus/ heldout.jsonl prompts.jsonl store.db.gz
 
 What comes back from $OUT (at most 8 files, each at most 16 MiB): per call a status file and a log,
 and one archive per step, rewritten after each of its parts so that a run cut short returns what it did.
@@ -113,6 +113,7 @@ class Profile:
     })
     world_held_out: float = 0.2
     seed: int = 0
+    hide: tuple[str, ...] = ()  # packages the steps must not import: installed here, absent on the device
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True) + "\n"
@@ -123,7 +124,7 @@ class Profile:
         data["budget_s"] = {int(k): float(v) for k, v in data["budget_s"].items()}
         data["training"] = Training(**data["training"])
         data["generation"] = Generation(**data["generation"])
-        for key in ("pytest_gpu", "pytest_inline", "gpu_eval"):
+        for key in ("pytest_gpu", "pytest_inline", "gpu_eval", "hide"):
             data[key] = tuple(data[key])
         return cls(**data)
 
@@ -141,4 +142,5 @@ DRY = Profile(
     training=Training(max_steps=2, learning_rate=1e-3, batch_size=1, grad_accum=1, max_length=4096, time_limit_s=60.0),
     generation=Generation(samples=2, max_new_tokens=24, batch_size=8),
     world={"steps": 4, "batch_size": 2, "lr": 1e-3, "max_prompt_tokens": 128, "max_new_tokens": 16, "predict_batch": 8},
+    hide=("ray", "cadquery"),  # ecot's dependencies that the device's image lacks and the campaign does not carry
 )

@@ -1,7 +1,7 @@
 """`prepare`: build the two carry folders, each under what one device call takes, with its manifest.
 
 call1/: wheels, model part 1, the KernelBench subset with its torch.compile'd candidates.
-call2/: wheels, model part 2, the corpus (split by task), the held-out suite and its prompts, the store.
+call2/: model part 2, the corpus (split by task), the held-out suite and its prompts, the store.
 The rehearsal (`--dry-run`) builds the same layout from a small corpus, a two-task KernelBench subset,
 a tiny model shaped like SmolLM2 and one wheel made on the spot (no network needed).
 """
@@ -37,7 +37,7 @@ from ecot.campaign.layout import (
 from ecot.campaign.steps import carry_folder
 
 # the carried packages' modules: the probe imports each from the installed wheels before any step needs it
-DEVICE_IMPORTS = ("pydantic", "pydantic_core", "tomli_w", "trl", "datasets", "dill", "multiprocess", "gguf")
+DEVICE_IMPORTS = ("pydantic", "pydantic_core", "tomli_w", "trl", "datasets", "dill", "multiprocess", "gguf", "openai")
 RESERVE = 64 * 1024  # the manifest and profile written after the split
 DRY_PLAN = CorpusPlan(domains=("python",), limit=6, samples=1, validation=0.34)
 
@@ -125,12 +125,12 @@ def model_parts(settings: PrepareSettings, folders: dict[int, Path], say: Any) -
 
 
 def add_wheels(settings: PrepareSettings, folders: dict[int, Path], say: Any) -> None:
+    """Into call 1 only: call 2 needs the machine call 1 left (its model half), and with it the installed wheels."""
     first = folders[1] / WHEELS
     if settings.dry:
         wheels.write_probe(first)
     else:
         wheels.download(first)
-    shutil.copytree(first, folders[2] / WHEELS)
     found = sorted(first.glob("*.whl"))
     say(f"wheels: {len(found)} ({sum(p.stat().st_size for p in found) / MIB:.1f} MiB): "
         + ", ".join(p.name.split("-")[0] for p in found))

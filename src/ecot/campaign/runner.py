@@ -62,7 +62,7 @@ class Context:
         return self.profile.budget_s[self.call] - (time.monotonic() - self.started)
 
     def python_path(self) -> str:
-        entries = [self.repo / "src", self.scratch / "shim", self.scratch / "site"]
+        entries = [self.scratch / "hidden", self.repo / "src", self.scratch / "shim", self.scratch / "site"]
         inherited = os.environ.get("PYTHONPATH")
         return os.pathsep.join([*(str(p) for p in entries), *([inherited] if inherited else [])])
 

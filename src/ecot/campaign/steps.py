@@ -39,6 +39,7 @@ def setup(context: Context) -> None:
     found = manifest.check(context.carry)
     context.status["manifest"] = {"files": len(found["files"]), "total_bytes": found["total_bytes"]}
     install_wheels(context, found)
+    hide_packages(context)
     if (context.carry / STORE).is_file():
         target = context.scratch / "data" / "store.db"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -58,8 +59,22 @@ def setup(context: Context) -> None:
             context.say(f"the model could not be joined: {err}")
 
 
+def hide_packages(context: Context) -> None:
+    """The rehearsal imports like the device: a package the device lacks fails to import here too."""
+    for name in context.profile.hide:
+        package = context.scratch / "hidden" / name
+        package.mkdir(parents=True, exist_ok=True)
+        (package / "__init__.py").write_text(
+            f"raise ImportError({name!r} + ' is not installed on the GPU machine (the rehearsal hides it)')\n", encoding="utf-8")
+
+
 def install_wheels(context: Context, found: dict[str, Any]) -> None:
     site = context.scratch / "site"
+    if not (context.carry / WHEELS).is_dir():  # call 2 carries none: it runs on the machine call 1 set up
+        if not (site / INSTALLED).is_file():
+            raise manifest.CarryError(f"the carried packages are not installed in {site}: this machine did not run "
+                                      "the first call (rerun it, or `run --call 1 --stage-only`, then this call)")
+        return
     signature = json.dumps(sorted(str(e["sha256"]) for e in found["files"] if str(e["path"]).startswith(WHEELS)))
     marker = site / INSTALLED
     if marker.is_file() and marker.read_text(encoding="utf-8") == signature:

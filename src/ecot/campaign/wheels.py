@@ -15,10 +15,12 @@ from importlib import metadata
 from pathlib import Path
 
 # distributions ecot's steps import that the device image does not hold (its package list: KINDS.md of the
-# device tool); typing-extensions because this pydantic needs a newer one than the image may have
+# device tool); typing-extensions because this pydantic needs a newer one than the image may have; openai
+# because `ecot bench run` loads the synthesis loop, which imports it for its error types
 MISSING_ON_DEVICE = (
     "pydantic", "pydantic-core", "annotated-types", "typing-inspection", "typing-extensions", "tomli-w",
     "trl", "datasets", "dill", "multiprocess", "gguf",
+    "openai", "jiter", "sniffio", "httpx2", "httpcore2", "truststore",
 )
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
              "manylinux1_x86_64")
@@ -44,7 +46,7 @@ def download(dest: Path, python: str = "3.12") -> list[Path]:
                "--python-version", python, "--implementation", "cp", "-d", str(dest)]
     for platform in PLATFORMS:
         command += ["--platform", platform]
-    subprocess.run([*command, *pinned()], check=True)
+    subprocess.run([*command, "--platform", "any", *pinned()], check=True)
     return sorted(dest.glob("*.whl"))
 
 
