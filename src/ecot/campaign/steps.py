@@ -119,17 +119,23 @@ def ecot(*args: str) -> list[str]:
     return [python(), "-m", "ecot", *args]
 
 
+def workers(context: Context, part: str) -> list[str]:
+    return ["--workers", str(context.profile.workers.get(part, 1))]
+
+
 def gpu_parts() -> list[Part]:
     return [
         Part("gpu-tests", GPU, lambda c: pytest(c, c.profile.pytest_gpu, "pytest-gpu.xml"), log="pytest-gpu.log"),
-        Part("gpu-references", GPU, lambda c: ecot("eval", *c.profile.gpu_eval, "--quiet", "--json",
-                                                   str(c.work(GPU) / "gpu-references.jsonl"))),
-        Part("kernelbench-references", GPU, lambda c: ecot("eval", str(c.carry / KERNELBENCH), "--quiet", "--json",
-                                                           str(c.work(GPU) / "kernelbench-references.jsonl"))),
+        Part("gpu-references", GPU, lambda c: ecot("eval", *c.profile.gpu_eval, *workers(c, "gpu-references"), "--quiet",
+                                                   "--json", str(c.work(GPU) / "gpu-references.jsonl"))),
+        Part("kernelbench-references", GPU, lambda c: ecot(
+            "eval", str(c.carry / KERNELBENCH), *workers(c, "kernelbench-references"), "--quiet", "--json",
+            str(c.work(GPU) / "kernelbench-references.jsonl"))),
         Part("kernelbench-compiled", GPU, lambda c: ecot(
             "bench", "run", str(c.carry / KERNELBENCH), "--generator", "replay", "--gen-opt", f"path={c.carry / COMPILED}",
             "--no-reference-check", "--label", "torch.compile", "--store", str(c.work(GPU) / "kernelbench-bench.db"),
-            "--json", str(c.work(GPU) / "kernelbench-compiled.json"), "--progress-every", "15")),
+            *workers(c, "kernelbench-compiled"), "--json", str(c.work(GPU) / "kernelbench-compiled.json"),
+            "--progress-every", "15")),
         Part("inline-cuda", GPU, lambda c: pytest(c, c.profile.pytest_inline, "pytest-inline-cuda.xml"),
              log="pytest-inline-cuda.log"),
     ]
