@@ -4,10 +4,11 @@ The subset spans the kinds of levels 1 and 2 (matmul, elementwise, softmax, norm
 operator chains), nine problems: the timed parts run two or three evaluations at a time on the one GPU,
 and each compiled candidate pays a cold torch.compile in its own process. Each task is imported as
 `ecot import kernelbench` does (its reference: the problem's own module, Model renamed ModelNew); the
-candidate is that reference with its forward compiled by `torch.compile`, written as replay answers for `ecot bench run --generator replay`. On a
-GPU the backend times both against eager PyTorch, which gives KernelBench's fast_p of torch.compile.
-`compare_compile` is off for these tasks: the candidate already is the torch.compile measurement, and
-compiling each reference a second time in the verdict job would double the call's compile time.
+candidate is that reference with its forward compiled by `torch.compile`, written as replay answers for
+`ecot bench run --generator replay`. On a GPU the backend times both against eager PyTorch, which gives
+KernelBench's fast_p of torch.compile. `compare_compile` is off for these tasks: the candidate already is
+the torch.compile measurement, and compiling each reference a second time in the verdict job would
+double the call's compile time.
 """
 
 from __future__ import annotations
