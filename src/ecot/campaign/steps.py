@@ -111,7 +111,7 @@ def pytest(context: Context, selection: tuple[str, ...], report: str) -> list[st
     command = [python(), "-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider", "-o", "addopts=", "--timeout=90",
                f"--junitxml={context.work(GPU) / report}", *selection]
     if context.profile.device == "cuda" and find_spec("xdist") is not None:
-        command += ["-n", "4"]  # 16 cores: four tests at a time, each with its own backend workers
+        command += ["-n", "8"]  # 16 cores: eight tests at a time (correctness: the timing tests allow for company)
     return command
 
 
