@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("run",),
     ("icwm", "export", "serve"),
     ("train", "bench", "report", "audit"),
-    ("cli", "__main__"),
+    ("cli", "campaign", "__main__"),
 )
 LAYER_OF = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
 

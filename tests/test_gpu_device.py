@@ -10,9 +10,9 @@ import pytest
 
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import PASS, Outcome
+from ecot.core.scoring import fast_p
 from ecot.core.task import Task
 from ecot.domains import get_backend as _get_backend
-from ecot.domains.gpu.jobs.timing import fast_p
 from ecot.domains.gpu.outcome import (
     COMPILATION_ERROR,
     MEMORY_FAULT,

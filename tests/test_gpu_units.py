@@ -9,12 +9,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from ecot.core.scoring import fast_p  # noqa: E402
 from ecot.domains.gpu.jobs import canary  # noqa: E402
 from ecot.domains.gpu.jobs import compare as cmp  # noqa: E402
 from ecot.domains.gpu.jobs import cuda as gpu_cuda  # noqa: E402
 from ecot.domains.gpu.jobs import limits as gpu_limits  # noqa: E402
 from ecot.domains.gpu.jobs.common import Inputs, module_constants, scaled_sizes, size_constants  # noqa: E402
-from ecot.domains.gpu.jobs.timing import fast_p, summarize  # noqa: E402
+from ecot.domains.gpu.jobs.timing import summarize  # noqa: E402
 from ecot.domains.gpu.options import GpuOptions  # noqa: E402
 
 

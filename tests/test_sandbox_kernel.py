@@ -86,7 +86,7 @@ def test_twenty_jobs_leave_the_hosts_shared_memory_as_it_was() -> None:
 def test_a_pool_worker_keeps_nothing_between_evaluations() -> None:
     """The python domain in a worker of the local pool: a right candidate caches its answers in SysV
     shared memory, and a candidate that only reads them must not pass in the same worker."""
-    from ecot.audit.hostile.python import IN_SYSV_SHM, caesar_cached
+    from ecot.audit.hostile.pykernel import IN_SYSV_SHM, caesar_cached
     from ecot.tasks.suite import bundled_suite_path, load_suite
 
     case = caesar_cached("pool", IN_SYSV_SHM)

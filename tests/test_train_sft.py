@@ -68,6 +68,7 @@ def test_train_sft_then_resume_from_a_checkpoint(tiny_model: Path, corpus: Path,
     assert "trained on" in capsys.readouterr().out
     done = summary(out)
     assert done["steps"] == 4 and math.isfinite(done["final_train_loss"]) and math.isfinite(done["eval_loss"])
+    assert not done["stopped_by_time_limit"]
     assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "model" / "config.json").is_file() and {p.name for p in out.glob("checkpoint-*")} == {"checkpoint-2", "checkpoint-4"}
     uninterrupted = history(out / "checkpoint-4")
@@ -97,6 +98,18 @@ def test_trained_model_loads_in_the_hf_generator(tiny_model: Path, corpus: Path,
     reply = generator.chat([{"role": "system", "content": "s"}, {"role": "user", "content": "Write add(a, b)."}])
     assert generator.load_info["how"] == "dir" and reply.usage["completion_tokens"] > 0
     assert not any("lora" in name for name in json.loads((out / "model" / "config.json").read_text()))  # adapters merged
+
+
+def test_a_time_limit_stops_training_and_still_saves_the_model(tiny_model: Path, corpus: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The GPU campaign's fixed budget: the run stops after the step that crossed the limit, and ends as usual."""
+    out = tmp_path / "limited"
+    args = ["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN, "--time-limit", "0.001"]
+    assert main(args) == 0
+    assert "stopped at its --time-limit of 0.001s" in capsys.readouterr().out
+    done = summary(out)
+    assert done["steps"] == 1 and done["stopped_by_time_limit"] and math.isfinite(done["eval_loss"])
+    assert (out / "model" / "config.json").is_file()
 
 
 def test_loss_is_on_the_completion_only(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
@@ -143,6 +156,7 @@ def test_bad_training_input_is_a_one_line_error(corpus: Path, tmp_path: Path, ca
         (["--data", str(tmp_path / "nowhere")], "no such file or folder"),
         (["--data", str(corpus), "--model", "some-org/some-hub-model"], "nothing is downloaded"),
         (["--data", str(corpus), "--max-steps", "0"], "--max-steps must be >= 1"),
+        (["--data", str(corpus), "--time-limit", "0"], "--time-limit must be > 0 seconds"),
         (["--data", str(corpus), "--resume"], "no checkpoint-N folder"),
     ):
         assert main(["train", "sft", "--out", str(tmp_path / "out"), *argv]) == 2

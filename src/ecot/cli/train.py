@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sft.add_argument("--logging-steps", type=int, default=1, help="log the loss every N steps (default 1)")
     sft.add_argument("--resume", action="store_true", help="continue from the newest checkpoint-N in --out")
     sft.add_argument("--seed", type=int, default=0, help="seed of data order and initialisation (default 0)")
+    sft.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop training after S seconds and save the model as at the end (a fixed GPU budget)")
     sft.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: half the cores, at most 4)")
 
 
@@ -56,11 +57,12 @@ def run(args: argparse.Namespace) -> int:
         lora=args.lora, lora_rank=args.lora_r, lora_alpha=args.lora_alpha, device=args.device,
         activation_checkpointing=args.activation_checkpointing,
         save_steps=args.save_steps, logging_steps=args.logging_steps, resume=args.resume, seed=args.seed,
-        limit=args.limit, threads=args.threads,
+        limit=args.limit, threads=args.threads, time_limit_s=args.time_limit,
     )
     result = train_sft(settings)
     print(f"device: {result.device}{' (bf16)' if result.bf16 else ''}")
-    print(f"trained on {result.train_rows} rows ({result.train_tokens} tokens) for {result.steps} steps")
+    stopped = f" (stopped at its --time-limit of {args.time_limit:g}s)" if result.stopped_by_time_limit else ""
+    print(f"trained on {result.train_rows} rows ({result.train_tokens} tokens) for {result.steps} steps{stopped}")
     if result.too_long:
         print(f"left out (longer than {args.max_length} tokens): {len(result.too_long)}")
     if result.train_loss:

@@ -11,7 +11,7 @@ descriptor (`Domain.metrics`). Definitions and sources: docs/benchmarks.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ecot.core.outcome import Outcome
@@ -61,3 +61,13 @@ def pass_share(verdicts: Verdicts) -> float | None:
 def number(value: object) -> float | None:
     """A metric value as a float; None for a missing or non-numeric one (a bool is no number)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def fast_p(results: Iterable[tuple[bool, float | None]], p: float) -> float:
+    """KernelBench's fast_p: the fraction of tasks whose kernel is correct and more than p times
+    faster than the reference (p = 0 is plain correctness)."""
+    items = list(results)
+    if not items:
+        return 0.0
+    good = sum(1 for correct, speedup in items if correct and (p == 0 or (speedup is not None and speedup > p)))
+    return good / len(items)

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import shutil
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ class TrainSettings:
     limit: int | None = None  # train on the first N training rows only
     threads: int = 0
     cache_dir: Path | None = None
+    time_limit_s: float | None = None  # stop after this much training time, then save as at the end
 
 
 @dataclass
@@ -70,6 +72,7 @@ class TrainResult:
     device: str = "cpu"
     bf16: bool = False
     plot: Path | None = None
+    stopped_by_time_limit: bool = False
 
 
 def checkpoints(out: Path) -> list[Path]:
@@ -85,6 +88,8 @@ def check_settings(settings: TrainSettings) -> None:
             raise EcotError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(settings, name)}")
     if settings.learning_rate <= 0 or settings.epochs <= 0:
         raise EcotError("--lr and --epochs must be > 0")
+    if settings.time_limit_s is not None and settings.time_limit_s <= 0:
+        raise EcotError(f"--time-limit must be > 0 seconds, got {settings.time_limit_s}")
     split_files(settings.data)  # a wrong --data fails before a model is converted or loaded
     found = checkpoints(settings.out)
     if settings.resume and not found:
@@ -118,12 +123,16 @@ def train_sft(settings: TrainSettings) -> TrainResult:
     tokenizer = load_tokenizer(folder)
     corpus = load_corpus(settings.data, tokenizer, settings.max_length, settings.limit)
     trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+    limit = _time_limit(settings.time_limit_s) if settings.time_limit_s else None
+    if limit is not None:
+        trainer.add_callback(limit)
     trainer.train(resume_from_checkpoint=str(checkpoints(settings.out)[-1]) if settings.resume else None)
     eval_loss = trainer.evaluate()["eval_loss"] if corpus.validation else None
     model_dir = _save(trainer, tokenizer, settings)
     history = trainer.state.log_history
     result = TrainResult(model_dir, trainer.state.global_step, len(corpus.train), corpus.train_tokens, corpus.too_long,
                          losses(history, "loss"), eval_loss, device, bf16)
+    result.stopped_by_time_limit = bool(limit is not None and limit.stopped)
     result.plot = plot_losses(history, settings.out / "loss.png", f"ecot train sft: {settings.model}")
     _write_summary(settings, result)
     return result
@@ -154,6 +163,25 @@ def _trainer(settings: TrainSettings, folder: Path, tokenizer: Any, corpus: Corp
     )
 
 
+def _time_limit(seconds: float) -> Any:
+    """A trainer callback that ends training after `seconds` of it (a fixed budget, as on a lent GPU);
+    the model is then saved, evaluated and summarised as at a normal end."""
+    from transformers import TrainerCallback
+
+    class TimeLimit(TrainerCallback):
+        stopped = False
+        started = 0.0
+
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            self.started = time.monotonic()
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if time.monotonic() - self.started >= seconds:
+                self.stopped = control.should_training_stop = True
+
+    return TimeLimit()
+
+
 def _save(trainer: Any, tokenizer: Any, settings: TrainSettings) -> Path:
     """OUT/model: a plain transformers folder (LoRA merged), written beside and renamed into place."""
     model = trainer.model
@@ -176,5 +204,6 @@ def _write_summary(settings: TrainSettings, result: TrainResult) -> None:
         "steps": result.steps, "train_rows": result.train_rows, "train_tokens": result.train_tokens,
         "too_long": result.too_long, "final_train_loss": final, "eval_loss": result.eval_loss,
         "device": result.device, "bf16": result.bf16, "model_dir": str(result.model_dir),
+        "stopped_by_time_limit": result.stopped_by_time_limit,
     }
     (settings.out / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ecot.core.scoring import BenchMetric, Verdicts, number
-from ecot.domains.gpu.jobs.timing import fast_p
+from ecot.core.scoring import BenchMetric, Verdicts, fast_p, number
 
 FAST_PS = (0.0, 1.0, 1.5, 2.0)  # KernelBench's fast_p thresholds
 

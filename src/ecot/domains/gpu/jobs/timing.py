@@ -17,7 +17,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H100: 50 MB, B200: 126 MB)
@@ -139,13 +139,3 @@ def summarize(times: list[float]) -> dict[str, Any]:
         "std_ms": statistics.pstdev(times),
         "trials": len(times),
     }
-
-
-def fast_p(results: Iterable[tuple[bool, float | None]], p: float) -> float:
-    """KernelBench's fast_p: the fraction of tasks whose kernel is correct and more than p times
-    faster than the reference (p = 0 is plain correctness)."""
-    items = list(results)
-    if not items:
-        return 0.0
-    good = sum(1 for correct, speedup in items if correct and (p == 0 or (speedup is not None and speedup > p)))
-    return good / len(items)
