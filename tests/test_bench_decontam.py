@@ -63,13 +63,35 @@ def test_export_leaves_benchmark_tasks_out_unless_asked(tmp_path: Path, capsys: 
     assert exported(tmp_path / "all") == sorted(["mine/a_again", "repair/rtl/b.b0", "rtl/a", "rtl/a", "rtl/b", "rtl/c"])
 
 
-def test_bench_report_names_the_overlap_with_training_runs_and_a_corpus(tmp_path: Path) -> None:
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_bench_report_names_the_overlap_with_training_runs_and_a_corpus(tmp_path: Path, capsys: Any) -> None:
     store = make_store(tmp_path / "s.db")
     corpus = tmp_path / "corpus"
     assert main(["export", "--store", str(store), "--out", str(corpus), "--run", "1", "--allow-overlap"]) == 0
     out = tmp_path / "r.json"
+    capsys.readouterr()
     assert main(["bench", "report", "--store", str(store), "--corpus", str(corpus), "--json", str(out)]) == 0
     overlap = json.loads(out.read_text())["contamination"]
-    assert overlap["training_runs"] == [1]
     assert overlap["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
-    assert overlap["corpus"]["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
+    checked = {item["source"]: item for item in overlap["checked"]}
+    assert checked["store"]["where"] == "training runs 1 of this store"
+    assert checked["store"]["tasks"] == checked["corpus"]["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
+    assert [line["warning"] for line in overlap["summary"]] == [True, True, False]  # store, corpus, not checked
+    printed = flat(capsys.readouterr().out)
+    for line in overlap["summary"]:  # the terminal says what the JSON says, word for word
+        assert flat(line["text"]) in printed
+    assert "no task of this run" not in printed
+
+
+def test_a_clean_corpus_is_reported_clean(tmp_path: Path, capsys: Any) -> None:
+    store = make_store(tmp_path / "s.db")
+    assert main(["export", "--store", str(store), "--out", str(tmp_path / "clean"), "--all-runs"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "report", "--store", str(store), "--corpus", str(tmp_path / "clean"), "--json",
+                 str(tmp_path / "r.json")]) == 0
+    overlap = json.loads((tmp_path / "r.json").read_text())["contamination"]
+    assert {item["source"]: item["tasks"] for item in overlap["checked"]}["corpus"] == []
+    assert flat(f"contamination: no task of this run in corpus {tmp_path / 'clean'}") in flat(capsys.readouterr().out)

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
+    from ecot.core.task import Task
+    from ecot.export.decontam import TrainingData
     from ecot.icwm.base import WorldModel
 
 DEFAULT_STORE = Path("out/bench.db")
@@ -36,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     report.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store holding the run (default {DEFAULT_STORE})")
     report.add_argument("--run", type=int, metavar="ID", help="benchmark run (default: the latest)")
     report.add_argument("--corpus", type=Path, metavar="DIR", help="also name the run's tasks found in this exported corpus")
+    report.add_argument("--trained-on", type=Path, metavar="PATH",
+                        help="the model's train_summary.json (or its folder), if the run did not record it")
     _output_arguments(report)
     compare = sub.add_parser("compare", help="two benchmark runs side by side and the difference per task")
     compare.add_argument("run_a", type=int, metavar="RUN_A")
@@ -81,6 +85,9 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world-model", type=Path, metavar="PATH", help="judge with this ICWM instead of the toolchains (scores marked as predicted)")
     parser.add_argument("--no-reference-check", action="store_true", help="do not run each task's reference first (tasks whose reference fails here are otherwise not attempted)")
     parser.add_argument("--label", help="the model's name in reports (default: the generator's model)")
+    parser.add_argument("--trained-on", type=Path, metavar="PATH",
+                        help="the model's train_summary.json or `ecot train sft` folder (read by itself for a local "
+                             "model folder): the run records which of its tasks the model was trained on")
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store (SQLite; default {DEFAULT_STORE})")
     parser.add_argument("--workers", type=int, help="backend workers (default: all cores)")
     parser.add_argument("--max-in-flight", type=int, default=64, help="samples advancing at once (default 64)")
@@ -120,6 +127,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ecot.bench import contamination
     from ecot.bench.run import BenchSettings
     from ecot.bench.session import benchmark
     from ecot.cli.common import console
@@ -133,7 +141,9 @@ def _run(args: argparse.Namespace) -> int:
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
-    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label)
+    trained = contamination.training_data(generator, args.trained_on)
+    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label, trained)
+    _warn_contamination(args, tasks, trained)
     world = _world_model(args.world_model)
     result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
                        options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
@@ -143,8 +153,24 @@ def _run(args: argparse.Namespace) -> int:
                       "machine (`ecot bench report` lists them)[/yellow]")
     with TrajectoryStore(args.store) as store:
         print_report(store, result, None)
-    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, json=args.json, plot=args.plot))
+    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, trained_on=None, json=args.json,
+                               plot=args.plot))
     return exit_status(result)
+
+
+def _warn_contamination(args: argparse.Namespace, tasks: list[Task], trained: TrainingData | None) -> None:
+    """Before the first request: tasks the model was trained on, and scoring the default suites."""
+    from rich.markup import escape
+
+    from ecot.bench import contamination
+    from ecot.cli.common import console
+
+    line = contamination.before_run(tasks, trained)
+    if line is not None:
+        console.print(f"[yellow]warning: {escape(line['text'])}[/yellow]" if line["warning"] else escape(line["text"]),
+                      highlight=False)
+    if not args.suites:
+        console.print(f"[yellow]{escape(contamination.default_suites_warning(args.store, tasks))}[/yellow]", highlight=False)
 
 
 def _world_model(path: Path | None) -> WorldModel | None:
@@ -156,17 +182,16 @@ def _world_model(path: Path | None) -> WorldModel | None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ecot.bench import plot, report
+    from ecot.bench import contamination, plot, report
     from ecot.bench.results import latest_run, load_run
     from ecot.cli.common import console
     from ecot.export import decontam
     from ecot.store import TrajectoryStore, require_store
 
+    trained = decontam.read_training_data(args.trained_on) if args.trained_on is not None else None
     with TrajectoryStore(require_store(args.store)) as store:
         run = load_run(store, args.run if args.run is not None else latest_run(store))
-        overlap = decontam.store_overlap(store, run.config)
-    if args.corpus is not None:
-        overlap["corpus"] = {"path": str(args.corpus), "tasks": decontam.corpus_overlap(args.corpus, run.config)}
+        overlap = contamination.findings(store, run, args.corpus, trained)
     data = report.build(run, overlap)
     for table in report.tables(data):
         console.print(table)

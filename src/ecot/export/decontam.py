@@ -116,12 +116,18 @@ class TrainingData(BaseModel):
     prompts: list[str] = []  # sha256 of their prompts (a task re-imported under another id is still found)
     summary: str = ""  # the file this record was read from
 
-    def seen(self, run_config: dict[str, Any]) -> list[str]:
-        """The benchmark run's tasks this model was trained on (by id, repair source or prompt text)."""
+    def seen(self, tasks: dict[str, dict[str, Any]]) -> list[str]:
+        """The benchmark tasks (id -> the run config's task info) this model was trained on, by id,
+        repair source or prompt text."""
         ids, prompts = set(self.tasks), set(self.prompts)
-        found = [task_id for task_id, info in (run_config[BENCH].get("tasks") or {}).items()
+        found = [task_id for task_id, info in tasks.items()
                  if task_id in ids or info.get("source") in ids or info.get("prompt") in prompts]
         return sorted(found)
+
+    def record(self, tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """What a benchmark run keeps of it: where it came from and which of its tasks the model has seen."""
+        return {"summary": self.summary, "base_model": self.base_model, "data": self.data,
+                "trained_tasks": len(self.tasks), "tasks": self.seen(tasks)}
 
 
 def read_training_data(path: Path) -> TrainingData:

@@ -11,13 +11,11 @@ import json
 import math
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ecot.export.decontam import SUMMARY, TRAINED_ON, TrainingData
 from ecot.train.data import Corpus
-
-if TYPE_CHECKING:
-    from ecot.train.sft import TrainResult, TrainSettings
+from ecot.train.settings import TrainResult, TrainSettings
 
 EMBEDDED_BASE = "HuggingFaceTB/SmolLM2-135M-Instruct"  # what the embedded GGUF quantizes
 TASKS_SHOWN = 30

@@ -14,7 +14,6 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,9 @@ from ecot.train.data import Corpus, load_corpus, split_files
 from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
 from ecot.train.plot import losses, plot_losses
 from ecot.train.progress import progress_callback, warm_cosine
+from ecot.train.settings import TrainResult, TrainSettings
+
+__all__ = ["TrainResult", "TrainSettings", "checkpoints", "train_sft"]
 
 MODEL_DIR = "model"
 WARMUP = 0.03  # share of the steps that warm the learning rate up
@@ -36,49 +38,6 @@ def _checkpointing_field() -> str:
 
     renamed = "activation_checkpointing" in SFTConfig.__dataclass_fields__
     return "activation_checkpointing" if renamed else "gradient_checkpointing"
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    data: Path
-    out: Path
-    model: str = "smollm2"
-    max_steps: int = -1  # > 0 overrides epochs
-    epochs: float = 1.0
-    learning_rate: float = 2e-5
-    batch_size: int = 1
-    grad_accum: int = 8
-    max_length: int = 4096
-    lora: bool = False
-    lora_rank: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    activation_checkpointing: bool = False  # recompute activations: less memory for long rows, ~30% slower
-    device: str = "auto"
-    save_steps: int = 50
-    logging_steps: int = 1
-    resume: bool = False
-    seed: int = 0
-    limit: int | None = None  # train on the first N training rows only
-    threads: int = 0
-    cache_dir: Path | None = None
-    time_limit_s: float | None = None  # stop after this much training time, then save as at the end
-
-
-@dataclass
-class TrainResult:
-    model_dir: Path
-    steps: int
-    train_rows: int
-    train_tokens: int
-    too_long: list[dict[str, Any]]
-    train_loss: list[tuple[int, float]] = field(default_factory=list)
-    eval_loss: float | None = None  # validation loss after training
-    eval_loss_before: float | None = None  # ... and of the base model, before the first step
-    device: str = "cpu"
-    bf16: bool = False
-    plot: Path | None = None
-    stopped_by_time_limit: bool = False
 
 
 def checkpoints(out: Path) -> list[Path]:
