@@ -12,6 +12,7 @@ from ecot.cli.main import main
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.export.decontam import prompt_digest
 from ecot.generators.repair import RepairGenerator
 from ecot.run.identity import run_config
 from ecot.store import TrajectoryStore
@@ -64,7 +65,7 @@ def test_export_leaves_benchmark_tasks_out_unless_asked(tmp_path: Path, capsys: 
 
 
 def flat(text: str) -> str:
-    return " ".join(text.split())
+    return "".join(text.split())  # rich wraps lines, long paths mid-word
 
 
 def test_bench_report_names_the_overlap_with_training_runs_and_a_corpus(tmp_path: Path, capsys: Any) -> None:
@@ -95,3 +96,23 @@ def test_a_clean_corpus_is_reported_clean(tmp_path: Path, capsys: Any) -> None:
     overlap = json.loads((tmp_path / "r.json").read_text())["contamination"]
     assert {item["source"]: item["tasks"] for item in overlap["checked"]}["corpus"] == []
     assert flat(f"contamination: no task of this run in corpus {tmp_path / 'clean'}") in flat(capsys.readouterr().out)
+
+
+def test_bench_report_reads_a_models_training_record(tmp_path: Path, capsys: Any) -> None:
+    store = make_store(tmp_path / "s.db")
+    folder = tmp_path / "sft" / "model"
+    folder.mkdir(parents=True)
+    record = {"base_model": "smollm2", "data": "corpus", "tasks": ["rtl/c"], "prompts": [prompt_digest(A.prompt)]}
+    (folder / "train_summary.json").write_text(json.dumps({"steps": 1, "trained_on": record}))
+    capsys.readouterr()
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(folder), "--json", str(tmp_path / "r.json")]) == 0
+    found = json.loads((tmp_path / "r.json").read_text())["contamination"]
+    model = next(item for item in found["checked"] if item["source"] == "model")
+    assert model["tasks"] == ["rtl/a"]  # found by its prompt text; rtl/c is no task of this run
+    text = f"the model was trained on 1 of the 2 tasks of this run ({folder / 'train_summary.json'}): rtl/a"
+    assert flat(text) in flat(capsys.readouterr().out) and not found["not_checked"]
+    (folder / "train_summary.json").write_text(json.dumps({"steps": 1}))  # written by an older ecot
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(folder)]) == 2
+    assert "no record of the training data under 'trained_on'" in capsys.readouterr().err
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(tmp_path)]) == 2
+    assert f"{tmp_path}: no train_summary.json" in capsys.readouterr().err

@@ -18,26 +18,14 @@ from ecot.cli.main import main  # noqa: E402
 from ecot.export import ExportOptions, export_store  # noqa: E402
 from ecot.store import TrajectoryStore  # noqa: E402
 from export_fixtures import store_with, trajectory  # noqa: E402
+from train_fixtures import tiny_llama  # noqa: E402
 
 TRAIN = ["--max-steps", "4", "--save-steps", "2", "--grad-accum", "1", "--lr", "1e-3", "--device", "cpu", "--threads", "1"]
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from ecot.export.tokens import load_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny")
-    tokenizer = load_tokenizer("smollm2")
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return tiny_llama(tmp_path_factory.mktemp("tiny"))
 
 
 @pytest.fixture(scope="module")

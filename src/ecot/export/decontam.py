@@ -139,7 +139,7 @@ def read_training_data(path: Path) -> TrainingData:
         raise EcotError(f"{path}: no {SUMMARY} (give the folder `ecot train sft --out` wrote, its model folder or the file)")
     try:
         record = json.loads(found.read_text(encoding="utf-8"))[TRAINED_ON]
-        return TrainingData.model_validate({**record, "summary": str(found)})
+        return TrainingData.model_validate({**record, "summary": str(found.resolve())})
     except (ValueError, KeyError, TypeError, ValidationError):
         raise EcotError(f"{found}: no record of the training data under '{TRAINED_ON}' "
                         "(written by `ecot train sft` of this ecot version)") from None
