@@ -3,6 +3,7 @@ ArchXBench (n, t), Fix%, fast_p, Acc/Spd, Main%, Comp/IoU), judged by the real t
 
   ecot bench run --domain rtl --generator openai --base-url http://localhost:8000/v1 --model M --samples 10
   ecot bench run suites/verilog-eval --generator hf --model out/sft/model --samples 5 --temperature 0.8
+  ecot bench run suites/verilog-eval --generator openai ... --trained-on out/sft   # a trained model behind an endpoint
   ecot bench run --mode agentic --max-rounds 4 --generator openai ...     # scored after every round
   ecot bench report --store out/bench.db --run 3 --json r3.json --plot r3.png
   ecot bench compare 3 4 --store out/bench.db --plot a_vs_b.png            # per group and per task
@@ -11,7 +12,9 @@ ArchXBench (n, t), Fix%, fast_p, Acc/Spd, Main%, Comp/IoU), judged by the real t
 A benchmark run lives in the store like a synthesis run (resumable: rerun the same command after a
 crash or kill), marked as a benchmark run so `ecot export` keeps its tasks out of training corpora.
 Tasks whose reference does not pass on this machine, and samples the harness could not judge, are
-reported as "not run here", never as model failures. See docs/benchmarks.md.
+reported as "not run here", never as model failures. A model trained by `ecot train sft` says what it
+was trained on (its folder's train_summary.json): `bench run` warns when it scores the model on those
+tasks, and `bench report` prints the same finding it writes in its JSON. See docs/benchmarks.md.
 """
 
 from __future__ import annotations
