@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import RenderableType
 from rich.table import Table
 
 from ecot.bench import metrics as M
@@ -85,7 +86,7 @@ def per_task_rows(report: dict[str, Any], metric: str = HEADLINE) -> list[tuple[
     return sorted(rows, key=lambda row: (-abs(row[3]), row[0]))
 
 
-def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
+def tables(report: dict[str, Any], all_tasks: bool = False) -> list[RenderableType]:
     a, b = report["a"], report["b"]
     summary = Table(title=f"A = run {a['run']} ({a['label']})  vs  B = run {b['run']} ({b['label']}): B - A "
                     "paired over the tasks both scored [95% CI]", title_justify="left")
@@ -100,6 +101,10 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
             summary.add_row(group["group"], metric, cell(row["a"], row["unit"]), cell(row["b"], row["unit"]), shown,
                             str(diff["tasks"]))
     rows = per_task_rows(report)
+    shapes = answers_table("what the answers look like, whatever they scored",
+                           [(f"A ({a['label']})", report["answers"]["a"]), (f"B ({b['label']})", report["answers"]["b"])])
+    if not rows:
+        return [summary, f"per task: {HEADLINE} is the same for A and B on all {len(report['tasks'])} tasks both scored", shapes]
     tasks = Table(title=f"per task: {HEADLINE} (%) where A and B differ ({len(rows)} of {len(report['tasks'])} tasks)",
                   title_justify="left")
     for column in ("task", "A", "B", "B - A"):
@@ -109,6 +114,4 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
         tasks.add_row(task, f"{va:.1f}", f"{vb:.1f}", f"[{colour}]{diff:+.1f}[/{colour}]")
     if not all_tasks and len(rows) > SHOWN_TASKS:
         tasks.caption = f"{len(rows) - SHOWN_TASKS} more: --all-tasks or --json"
-    shapes = answers_table("what the answers look like, whatever they scored",
-                           [(f"A ({a['label']})", report["answers"]["a"]), (f"B ({b['label']})", report["answers"]["b"])])
     return [summary, tasks, shapes]

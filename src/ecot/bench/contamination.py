@@ -87,7 +87,8 @@ def findings(store: TrajectoryStore, run: BenchRun, corpus: Path | None = None,
         checked.append({"source": "model", "where": f"the model's training data ({record['summary']})",
                         "tasks": record["tasks"], "record": record})
     union = sorted({task for item in checked for task in item["tasks"]})
-    unknown = [] if record else ["the model's own training data (`ecot bench run --trained-on DIR` records it)"]
+    unknown = [] if record else ["the model's own training data (unknown here; for a model `ecot train sft` made, "
+                                 "`ecot bench run --trained-on DIR` records it)"]
     found = {"tasks": union, "checked": checked, "not_checked": unknown}
     found["summary"] = summary(found, len(run.tasks))
     return found

@@ -1,4 +1,5 @@
-"""The trainer's schedule and what it tells the user: ecot's own progress line per logging step.
+"""The trainer's schedule and what it tells the user: ecot's own progress line per logging step
+(and nothing of the libraries' bars).
 
 The learning rate warms up linearly, then follows a cosine to the end. Warm-up is shifted by one step
 so that the first optimizer step already learns: the usual schedule starts at 0, which wastes the
@@ -9,8 +10,31 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+
+@contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """No progress bars of datasets and transformers (tokenizing, writing shards) and no deprecation
+    notes the user cannot act on: ecot's own lines say what happens."""
+    import datasets
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled(), datasets.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    datasets.disable_progress_bars()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|peft|trl)\.")
+            yield
+    finally:
+        if bars[0]:
+            hf_logging.enable_progress_bar()
+        if bars[1]:
+            datasets.enable_progress_bars()
 
 
 def warm_cosine(warmup: int, total: int) -> Callable[[int], float]:

@@ -23,7 +23,7 @@ from ecot.train import card
 from ecot.train.data import Corpus, load_corpus, split_files
 from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
 from ecot.train.plot import losses, plot_losses
-from ecot.train.progress import progress_callback, warm_cosine
+from ecot.train.progress import progress_callback, quiet_libraries, warm_cosine
 from ecot.train.settings import TrainResult, TrainSettings
 
 __all__ = ["TrainResult", "TrainSettings", "checkpoints", "train_sft"]
@@ -89,11 +89,23 @@ def train_sft(settings: TrainSettings, say: Callable[[str], None] = lambda line:
     folder = base_folder(settings.model, settings.cache_dir)
     tokenizer = load_tokenizer(folder)
     corpus = load_corpus(settings.data, tokenizer, settings.max_length, settings.limit)
-    trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+    with quiet_libraries():
+        trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+        result = _train(trainer, settings, corpus, say)
+        result.device, result.bf16 = device, bf16
+        summary = card.summary(settings, result, corpus)
+        _save(trainer, tokenizer, settings, summary)
+    (settings.out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+def _train(trainer: Any, settings: TrainSettings, corpus: Corpus, say: Callable[[str], None]) -> TrainResult:
+    """Evaluate, train (from the newest checkpoint with --resume), evaluate again, plot the losses."""
     before = None
     if corpus.validation and not settings.resume:  # a resumed run finds it in its checkpoint's log history
         before = trainer.evaluate()["eval_loss"]
-        say(f"validation loss before training: {before:.4f} ({len(corpus.validation)} rows)")
+        rows = len(corpus.validation)
+        say(f"validation loss before training: {before:.4f} ({rows} row{'s' if rows > 1 else ''})")
     trainer.add_callback(progress_callback(say, before))
     limit = _time_limit(settings.time_limit_s) if settings.time_limit_s else None
     if limit is not None:
@@ -103,12 +115,9 @@ def train_sft(settings: TrainSettings, say: Callable[[str], None] = lambda line:
     history = trainer.state.log_history
     before = next((e["eval_loss"] for e in history if e.get("step") == 0 and "eval_loss" in e), before)
     result = TrainResult(settings.out / MODEL_DIR, trainer.state.global_step, len(corpus.train), corpus.train_tokens,
-                         corpus.too_long, losses(history, "loss"), eval_loss, before, device, bf16)
+                         corpus.too_long, losses(history, "loss"), eval_loss=eval_loss, eval_loss_before=before)
     result.stopped_by_time_limit = bool(limit is not None and limit.stopped)
     result.plot = plot_losses(history, settings.out / "loss.png", f"ecot train sft: {settings.model}")
-    summary = card.summary(settings, result, corpus)
-    _save(trainer, tokenizer, settings, summary)
-    (settings.out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return result
 
 
