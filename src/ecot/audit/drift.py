@@ -26,7 +26,7 @@ from pathlib import Path
 from ecot import sandbox
 from ecot.audit.hostile.report import clean_text
 from ecot.audit.mutation import draw
-from ecot.audit.verdicts import DriftFlip, DriftInfo, SuiteAudit, TaskAudit
+from ecot.audit.verdicts import DriftFlip, DriftInfo, SuiteAudit, TaskAudit, TaskDrift
 from ecot.core.outcome import INFRA_ERROR, PASS, Outcome
 from ecot.core.task import Task
 from ecot.executors.work import Executor, Work, WorkerLost, backend_requires
@@ -59,20 +59,22 @@ def texts_of(task: Task, audited: TaskAudit, seed: int) -> list[tuple[str, str]]
     return [("reference", reference), *((f"{m.kind} at line {m.line}", m.code) for m in mutants)]
 
 
-def compare(task: Task, texts: Sequence[tuple[str, str]], second: str, tool: str) -> list[DriftFlip]:
-    """The texts whose structural verdict differs between the two Yosys (runs in a worker)."""
+def compare(task: Task, texts: Sequence[tuple[str, str]], second: str, tool: str) -> TaskDrift:
+    """The texts whose structural verdict differs between the two Yosys, and how many keep their verdict
+    but not their metrics (a gate count the second one reports otherwise); runs in a worker."""
     from ecot.domains.rtl import logs
 
-    flips = []
+    found = TaskDrift(compared=len(texts))
     for name, text in texts:
         checked = logs.strip_for_checks(text)
         first, other = _judged(task, checked, None), _judged(task, checked, second)
         if first.label != other.label:
             detail = f"first: {first.diagnostic[:200]} | second: {other.diagnostic[:200]}"
-            flips.append(DriftFlip(tool=tool, text=name, first=first.label, second=other.label, detail=clean_text(detail)))
+            found.flips.append(DriftFlip(tool=tool, text=name, first=first.label, second=other.label, detail=clean_text(detail)))
         elif first.metrics != other.metrics:
-            flips.append(DriftFlip(tool=tool, text=name, what="metrics", first=_shown(first.metrics), second=_shown(other.metrics)))
-    return flips
+            found.metrics_differ += 1
+            found.metrics_example = found.metrics_example or f"{_shown(first.metrics)} -> {_shown(other.metrics)}"
+    return found
 
 
 def _shown(metrics: Mapping[str, object]) -> str:
@@ -127,22 +129,23 @@ def measure_drift(report: SuiteAudit, tasks: Sequence[Task], executor: Executor,
         return
     tool = f"yosys {yosys_version(['yosys'])} vs {SECOND_YOSYS} {yosys_version([second])}"
 
-    async def one(task: Task) -> int:
+    async def one(task: Task) -> None:
         texts = texts_of(task, by_id[task.id], report.settings.seed)
         try:
             by_id[task.id].drift = await executor.submit(Work(compare, (task, texts, second, tool), "backend:rtl", backend_requires("rtl")))
         except WorkerLost as err:
-            by_id[task.id].drift = [DriftFlip(tool=tool, text="(all)", first="?", second="?", detail=f"the worker died: {err}")]
+            lost = DriftFlip(tool=tool, text="(every text)", first="?", second="?", detail=f"the worker comparing them died: {err}")
+            by_id[task.id].drift = TaskDrift(flips=[lost])
         if on_task is not None:
             on_task(task.id)
-        return len(texts)
 
-    async def every() -> list[int]:
-        return list(await asyncio.gather(*(one(task) for task in chosen)))
+    async def every() -> None:
+        await asyncio.gather(*(one(task) for task in chosen))
 
-    compared = sum(asyncio.run(every()))
-    flips = [flip for t in chosen for flip in by_id[t.id].drift]
-    verdicts = sum(flip.what == "label" for flip in flips)
-    note = (f"toolchain drift, {tool}: {compared} texts of {len(chosen)} tasks compared; {verdicts} verdicts flip, "
-            f"{len(flips) - verdicts} keep their verdict but not their metrics")
+    asyncio.run(every())
+    found = [drift for t in chosen if (drift := by_id[t.id].drift) is not None]
+    example = next((d.metrics_example for d in found if d.metrics_example), "")
+    note = (f"toolchain drift, {tool}: {sum(d.compared for d in found)} texts of {len(chosen)} tasks compared; "
+            f"{sum(len(d.flips) for d in found)} verdicts flip; {sum(d.metrics_differ for d in found)} keep their verdict "
+            f"but not their metrics" + (f" (e.g. {example})" if example else ""))
     report.drift = DriftInfo(measured=True, note=note)

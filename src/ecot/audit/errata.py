@@ -78,8 +78,9 @@ def note(task: TaskAudit, flags: Iterable[Flag]) -> str:
             parts.append(f"the tests pass {len(task.survivors)} of {len(task.survivors) + task.count('killed')} wrong mutants")
         elif flag == Flag.UNMEASURED:
             parts.append("no mutant built and was judged")
-        elif flag == Flag.DRIFT:
-            parts.append(f"{len(task.drift)} verdicts flip between tool versions ({task.drift[0].tool})")
+        elif flag == Flag.DRIFT and task.drift is not None and task.drift.flips:
+            flips = task.drift.flips
+            parts.append(f"{len(flips)} of {task.drift.compared} verdicts flip between tool versions ({flips[0].tool})")
     return "; ".join(dict.fromkeys(parts))
 
 

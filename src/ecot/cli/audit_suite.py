@@ -30,7 +30,7 @@ from ecot.core.errors import EcotError
 if TYPE_CHECKING:  # the CLI imports its implementation lazily; these are for the annotations
     from rich.table import Table
 
-    from ecot.audit.verdicts import SuiteAudit, TaskAudit
+    from ecot.audit.verdicts import AuditSettings, SuiteAudit, TaskAudit
     from ecot.core.task import Task
 
 CLEAN, FLAGGED, INCOMPLETE = 0, 1, 3
@@ -59,8 +59,11 @@ def run(args: argparse.Namespace) -> int:
     check_file(args.errata, "--errata")
     if args.mutants < 0 or args.runs < 1 or not 0.0 <= args.weak_below <= 1.0:
         raise EcotError("--mutants must be >= 0, --runs >= 1 and --weak-below in [0, 1]")
+    from ecot.audit.verdicts import AuditSettings
+
     tasks, suites = select_tasks(args.suites, args.domain, args.task_id)
-    report = audit(tasks, suites, args)
+    settings = AuditSettings(mutants=args.mutants, runs=args.runs, seed=args.seed, weak_below=args.weak_below)
+    report = audit(tasks, suites, settings, args.workers, args.drift)
     from ecot.cli.common import console
 
     console.print(summary_table(report))
@@ -70,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if args.errata:
         from ecot.audit.errata import from_audit, write_errata
 
-        write_errata(from_audit(report), args.errata)
-        console.print(f"wrote the errata of {len(report.flagged())} flagged tasks to {args.errata}", highlight=False)
+        errata = from_audit(report)
+        write_errata(errata, args.errata)
+        console.print(f"wrote the errata of {len(errata.tasks)} flagged tasks to {args.errata}", highlight=False)
     return exit_status(report)
 
 
@@ -97,24 +101,23 @@ def select_tasks(words: list[str], domains: list[str], task_ids: list[str]) -> t
     return tasks, [f"bundled:{d}" for d in named] + paths
 
 
-def audit(tasks: list[Task], suites: list[str], args: argparse.Namespace) -> SuiteAudit:
+def audit(tasks: list[Task], suites: list[str], settings: AuditSettings, workers: int | None, drift: bool = False) -> SuiteAudit:
+    """The audit, with a progress bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ecot.audit.suite import run_audit
-    from ecot.audit.verdicts import AuditSettings
     from ecot.cli.common import console
     from ecot.executors.local import make_executor
 
-    settings = AuditSettings(mutants=args.mutants, runs=args.runs, seed=args.seed, weak_below=args.weak_below)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.fields[last]}"))
-    with make_executor(None, args.workers) as pool, Progress(*columns, console=console, transient=True) as progress:
+    with make_executor(None, workers) as pool, Progress(*columns, console=console, transient=True) as progress:
         bar = progress.add_task("auditing tasks", total=len(tasks), last="")
 
         def done(result: TaskAudit) -> None:
             progress.update(bar, advance=1, last=result.task_id)
 
         report = run_audit(tasks, suites, pool, settings, done)
-        if args.drift:
+        if drift:
             from ecot.audit.drift import measure_drift
 
             progress.update(bar, description="comparing tool versions", completed=0, last="")
@@ -191,8 +194,20 @@ def print_findings(report: SuiteAudit) -> None:
                 say(f"  survives: {mutant.kind} at line {mutant.line}: {mutant.description}")
             if len(task.survivors) > SURVIVORS_SHOWN:
                 say(f"  ... and {len(task.survivors) - SURVIVORS_SHOWN} more (--json lists them with their diffs)")
-        for flip in task.drift[:3]:
-            say(f"  drift ({flip.tool}): {flip.text}: {flip.first} -> {flip.second}")
+        for flip in task.drift.flips[:SURVIVORS_SHOWN] if task.drift is not None else []:
+            say(f"  drift ({flip.tool}): {flip.text}: {flip.first} -> {flip.second}: {flip.detail[:200]}")
+
+
+def print_brief(report: SuiteAudit) -> None:
+    """What `ecot import` prints of its quick audit: a line per domain and one per flagged task."""
+    from ecot.audit.errata import note
+    from ecot.cli.common import console
+
+    for domain in dict.fromkeys(t.domain for t in report.tasks):
+        console.print("  " + domain_line(report, domain), markup=False, highlight=False)
+    for task_id, flags in report.flagged().items():
+        task = next(t for t in report.tasks if t.task_id == task_id)
+        console.print(f"    {task_id}: {', '.join(flags)}: {note(task, flags)}", markup=False, highlight=False)
 
 
 def domain_line(report: SuiteAudit, domain: str) -> str:

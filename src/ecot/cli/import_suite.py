@@ -4,9 +4,14 @@ Formats: `rtllm` (RTLLM v2 checkout: design folders with design_description.txt,
 verified_<name>.v) and `verilog-eval` (VerilogEval v2 spec-to-rtl: ProbNNN_name_prompt.txt,
 _ref.sv, _test.sv). OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl,
 one JSONL file. An existing non-empty OUT is only replaced with --force, and only when it holds
-nothing but a previous suite. Example:
+nothing but a previous suite (and its errata). Example:
 
     ecot import rtllm ../shared/data/rtllm suites/rtllm
+
+Then a quick audit of the imported tasks runs (unless --no-audit): each reference twice and a few
+mutants per task (`ecot audit OUT` runs the full one); its summary is printed and the tasks it flags
+(weak or broken tests) are written as the suite's errata (OUT/errata.json, or <name>.errata.json
+beside a JSONL suite), which `ecot bench` reads.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecot.audit.defaults import IMPORT_MUTANTS
 from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
@@ -32,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict-checks", action="store_true",
                         help="RTL: fail designs on ecot's structural checks (latches, loops, multiple drivers) even where "
                              "the benchmark's own harness does not apply them (sets synth = \"check\")")
+    parser.add_argument("--audit", action=argparse.BooleanOptionalAction, default=True,
+                        help="audit the imported tasks and write their errata beside the suite (default: on)")
+    parser.add_argument("--audit-mutants", type=int, default=IMPORT_MUTANTS, metavar="N",
+                        help=f"mutants per task in that audit (default {IMPORT_MUTANTS}; `ecot audit` runs more)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the audit (default: all cores)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
+    if args.audit_mutants < 0:
+        raise EcotError(f"--audit-mutants must be >= 0, got {args.audit_mutants}")
     tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
     if args.strict_checks:
         tasks = [_strict(task) for task in tasks]
@@ -54,7 +67,26 @@ def run(args: argparse.Namespace) -> int:
         flagged = [task.id for task in tasks if tag in task.tags]
         if flagged:
             print(f"  {len(flagged)} tagged {tag!r}: {', '.join(flagged)}")
+    if args.audit:
+        _audit(tasks, args)
     return 0
+
+
+def _audit(tasks: list[Task], args: argparse.Namespace) -> None:
+    """The quick audit of what was imported: its summary, and the errata beside the suite."""
+    from ecot.audit.defaults import IMPORT_RUNS
+    from ecot.audit.errata import errata_path, from_audit, write_errata
+    from ecot.audit.verdicts import AuditSettings
+    from ecot.cli.audit_suite import audit, print_brief
+
+    settings = AuditSettings(mutants=args.audit_mutants, runs=IMPORT_RUNS)
+    report = audit(tasks, [str(args.out)], settings, args.workers)
+    errata = from_audit(report)
+    path = errata_path(args.out)
+    write_errata(errata, path)
+    print(f"audit ({IMPORT_RUNS} runs of each reference, up to {settings.mutants} mutants per task, {report.seconds:.0f} s): "
+          f"{len(errata.tasks)} tasks flagged, written to {path} (`ecot audit {args.out}` runs the full audit)")
+    print_brief(report)
 
 
 def _strict(task: Task) -> Task:
@@ -87,6 +119,8 @@ def _reference_name(task: Task) -> str:
 
 
 def _clear_target(out: Path, force: bool) -> None:
+    from ecot.audit.errata import errata_path
+
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     if not force:
@@ -95,6 +129,7 @@ def _clear_target(out: Path, force: bool) -> None:
         if not _is_jsonl_suite(out):
             raise EcotError(f"refusing to replace {out}: it is not an ecot JSONL suite; remove it yourself")
         out.unlink()
+        errata_path(out).unlink(missing_ok=True)  # the previous suite's errata
         return
     stray = _non_suite_file(out)
     if stray is not None:
@@ -113,11 +148,12 @@ def _is_jsonl_suite(path: Path) -> bool:
 
 
 def _non_suite_file(folder: Path) -> Path | None:
-    """A file under `folder` outside every task folder (so --force never deletes unrelated data)."""
+    """A file under `folder` outside every task folder and not its errata (so --force never deletes unrelated data)."""
+    from ecot.audit.errata import errata_path
     from ecot.tasks.suite import TASK_FILE
 
     task_dirs = {path.parent for path in folder.rglob(TASK_FILE)}
     for path in folder.rglob("*"):
-        if path.is_file() and not any(parent in task_dirs for parent in path.parents):
+        if path.is_file() and path != errata_path(folder) and not any(parent in task_dirs for parent in path.parents):
             return path
     return None
