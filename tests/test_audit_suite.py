@@ -184,7 +184,7 @@ def test_the_mutants_are_reproducible_distinct_and_never_the_reference() -> None
 
 def test_drift_is_measured_where_a_second_yosys_is_installed_and_said_to_be_missing_otherwise(tmp_path: Path) -> None:
     out = tmp_path / "a.json"
-    main(["audit", "rtl", "--task-id", "rtl/alu8", "--mutants", "2", "--drift", "--workers", "2", "--json", str(out)])
+    main(["audit", "--task-id", "rtl/alu8", "--mutants", "2", "rtl", "--drift", "--workers", "2", "--json", str(out)])  # options on both sides
     report = SuiteAudit.model_validate_json(out.read_text())
     (alu8,) = report.tasks
     if second_yosys() is None:

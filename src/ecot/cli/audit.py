@@ -33,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hostile, or the suites to audit (then the options: `ecot audit suite --help`)")
 
 
+def late_operands(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """Options before the first word (`ecot audit --mutants 5 rtl`): argparse hands them back unparsed and
+    the rest, from the first word on, in `words`; together, in that order, they are the command line."""
+    args.words = [*extra, *args.words]
+    return []
+
+
 def run(args: argparse.Namespace) -> int:
     words = list(args.words)
     what = words.pop(0) if words and words[0] in AUDITS else DEFAULT
