@@ -169,6 +169,36 @@ def test_a_reference_whose_verdict_depends_on_chance_is_nondeterministic(tmp_pat
     assert steady.reference.labels == ["Pass"] * 12 and steady.flags() == [] and steady.mutants == []
 
 
+def test_tasks_not_started_within_the_budget_are_skipped_and_named(tmp_path: Path) -> None:
+    from ecot.audit.suite import run_audit
+    from ecot.audit.verdicts import AuditSettings
+    from ecot.executors.local import LocalPool
+
+    tasks = load_suite(bundled_suite_path("python"))[:3]
+    with LocalPool(1) as pool:
+        report = run_audit(tasks, ["bundled:python"], pool, AuditSettings(budget_s=0.0))
+    assert [t.skipped for t in report.tasks] == ["not started within the audit's 0 s"] * 3
+    assert all(t.reference is None and t.flags() == [] for t in report.tasks)
+
+
+def test_fates_follow_the_labels_kinds_and_a_slow_reference_is_near_its_limit() -> None:
+    from ecot.audit.verdicts import ReferenceRuns, TaskAudit, fate
+
+    assert [fate("python", label) for label in ("Pass", "Wrong_Answer", "Runtime_Error", "Timeout", "Syntax_Error",
+                                                 "Infra_Error", "No_Code")] == \
+        [Fate.SURVIVED, Fate.KILLED, Fate.KILLED, Fate.KILLED, Fate.STILLBORN, Fate.UNJUDGED, Fate.UNJUDGED]
+    assert fate("rtl", "Synthesis_Error") == Fate.STILLBORN and fate("asm", "Forbidden_Code") == Fate.STILLBORN
+
+    def runs(wall: float, cpu: float | None = None, labels: tuple[str, ...] = ("Pass",) * 3) -> TaskAudit:
+        return TaskAudit(task_id="x", domain="python", reference=ReferenceRuns(labels=list(labels), wall_s=wall, limit_wall_s=10,
+                                                                              cpu_s=cpu, limit_cpu_s=10))
+
+    assert runs(4.0).flags() == [] and runs(6.0).flags() == [Flag.NEAR_LIMIT] and runs(1.0, cpu=5.5).flags() == [Flag.NEAR_LIMIT]
+    assert runs(1.0, labels=("Infra_Error",) * 3).flags() == [Flag.NOT_RUN_HERE]
+    assert runs(1.0, labels=("Pass", "Infra_Error", "Pass")).flags() == [Flag.NONDETERMINISTIC]
+    assert runs(1.0, labels=("Timeout", "Wrong_Answer", "Timeout")).flags() == [Flag.REFERENCE_FAILS, Flag.NONDETERMINISTIC]
+
+
 def test_the_mutants_are_reproducible_distinct_and_never_the_reference() -> None:
     reference = (RTL / "alu8" / "reference.sv").read_text()
     first, again, other = (draw("rtl/alu8", "rtl", reference, seed) for seed in (0, 0, 1))
@@ -232,7 +262,7 @@ def test_importing_rtllm_names_the_design_whose_testbench_checks_nothing(tmp_pat
     assert errata.tasks["rtllm/multi_booth_8bit"].flags == ["weak_tests"] and errata.tasks["rtllm/multi_booth_8bit"].score == 0.0
     assert errata.tasks["rtllm/alu"].flags == ["reference_fails"]
     assert "rtllm/multi_booth_8bit: weak_tests: the tests pass 6 of 6 wrong mutants" in printed
-    assert "2 tasks flagged" in printed
+    assert "2 of 3 tasks flagged" in printed
     # a second import over it (--force) replaces the suite and its errata; without an audit none is left
     assert main(["import", "rtllm", str(copy), str(out), "--force", "--no-audit"]) == 0
     assert not (out / "errata.json").exists()

@@ -25,6 +25,7 @@ from ecot.domains import BACKENDS
 from ecot.executors.work import Executor
 
 MAX_DRAWS_PER_MUTANT = 3
+TASKS_AT_ONCE_PER_WORKER = 2  # tasks in flight per worker: enough to keep the workers busy between a task's batches
 DETAIL_LIMIT = 600  # characters of a killed mutant's diagnostic kept
 
 OnTask = Callable[[TaskAudit], None]
@@ -92,14 +93,20 @@ def mutant_result(task: Task, mutant: Mutant, outcome: Outcome) -> MutantResult:
 
 
 async def audit_tasks(tasks: Sequence[Task], executor: Executor, settings: AuditSettings, on_task: OnTask | None = None) -> list[TaskAudit]:
-    """Every task audited (those whose domain lacks a tool here: skipped, with the tool named), in suite order."""
+    """Every task audited, in suite order (a few at a time, so that they start in that order). Skipped, with
+    the reason: tasks whose domain lacks a tool here, and those not started within settings.budget_s."""
     missing = missing_tools(tasks)
+    deadline = None if settings.budget_s is None else time.monotonic() + settings.budget_s
+    started = asyncio.Semaphore(TASKS_AT_ONCE_PER_WORKER * executor.workers)
 
     async def one(task: Task) -> TaskAudit:
-        if task.domain in missing:
-            result = TaskAudit(task_id=task.id, domain=task.domain, skipped=f"needs {missing[task.domain]}")
-        else:
-            result = await audit_task(task, executor, settings)
+        async with started:
+            if task.domain in missing:
+                result = TaskAudit(task_id=task.id, domain=task.domain, skipped=f"needs {missing[task.domain]}")
+            elif deadline is not None and time.monotonic() >= deadline:
+                result = TaskAudit(task_id=task.id, domain=task.domain, skipped=f"not started within the audit's {settings.budget_s:g} s")
+            else:
+                result = await audit_task(task, executor, settings)
         if on_task is not None:
             on_task(result)
         return result

@@ -162,6 +162,7 @@ class AuditSettings(BaseModel):
     runs: int = RUNS  # runs of each reference
     seed: int = 0
     weak_below: float = WEAK_BELOW
+    budget_s: float | None = None  # tasks not started within this many seconds are skipped (the import's quick audit)
 
 
 class DriftInfo(BaseModel):

@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecot.audit.defaults import IMPORT_MUTANTS
+from ecot.audit.defaults import IMPORT_BUDGET_S, IMPORT_MUTANTS
 from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="audit the imported tasks and write their errata beside the suite (default: on)")
     parser.add_argument("--audit-mutants", type=int, default=IMPORT_MUTANTS, metavar="N",
                         help=f"mutants per task in that audit (default {IMPORT_MUTANTS}; `ecot audit` runs more)")
+    parser.add_argument("--audit-budget", type=float, default=IMPORT_BUDGET_S, metavar="S",
+                        help=f"the audit starts no task after S seconds (default {IMPORT_BUDGET_S:g}; 0: no limit)")
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the audit (default: all cores)")
 
 
@@ -51,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
-    if args.audit_mutants < 0:
-        raise EcotError(f"--audit-mutants must be >= 0, got {args.audit_mutants}")
+    if args.audit_mutants < 0 or args.audit_budget < 0:
+        raise EcotError("--audit-mutants and --audit-budget must be >= 0")
     tasks = import_tasks(args.format, args.source)  # import everything before touching OUT
     if args.strict_checks:
         tasks = [_strict(task) for task in tasks]
@@ -79,14 +81,17 @@ def _audit(tasks: list[Task], args: argparse.Namespace) -> None:
     from ecot.audit.verdicts import AuditSettings
     from ecot.cli.audit_suite import audit, print_brief
 
-    settings = AuditSettings(mutants=args.audit_mutants, runs=IMPORT_RUNS)
+    settings = AuditSettings(mutants=args.audit_mutants, runs=IMPORT_RUNS, budget_s=args.audit_budget or None)
     report = audit(tasks, [str(args.out)], settings, args.workers)
     errata = from_audit(report)
     path = errata_path(args.out)
     write_errata(errata, path)
     print(f"audit ({IMPORT_RUNS} runs of each reference, up to {settings.mutants} mutants per task, {report.seconds:.0f} s): "
-          f"{len(errata.tasks)} tasks flagged, written to {path} (`ecot audit {args.out}` runs the full audit)")
+          f"{len(errata.tasks)} of {errata.audited} tasks flagged, written to {path} (`ecot audit {args.out}` runs the full audit)")
     print_brief(report)
+    late = sum(1 for t in report.tasks if t.skipped and t.skipped.startswith("not started"))
+    if late:
+        print(f"  {late} tasks were not audited within --audit-budget {args.audit_budget:g} s: `ecot audit {args.out}` audits them")
 
 
 def _strict(task: Task) -> Task:
