@@ -220,4 +220,4 @@ def domain_line(report: SuiteAudit, domain: str) -> str:
     spread = (f"mutation score median {scores[len(scores) // 2]:.0%}, lowest {scores[0]:.0%}, mean {sum(scores) / len(scores):.0%}"
               if scores else "no mutation score")
     extra = f", {skipped} not audited here" if skipped else ""
-    return f"{domain}: {len(tasks)} tasks, {spread}; {weak} weak, {broken} broken{extra}"
+    return f"{domain}: {len(tasks)} task{'s' if len(tasks) != 1 else ''}, {spread}; {weak} weak, {broken} broken{extra}"
