@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ecot.bench.results import TaskInfo
@@ -44,6 +44,7 @@ class BenchSettings:
     samples: int = 1
     reference_check: bool = True
     label: str | None = None  # the model's name in reports (default: the generator's model)
+    errata: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> its erratum (`ecot audit`): flagged in reports
     trained_on: TrainingData | None = None  # what the model was trained on, when known (its train_summary.json)
 
     @property
@@ -69,6 +70,10 @@ def bench_config(
     config[BENCH] = {**marker, "tasks": {t.id: asdict(task_info(t)) for t in tasks}}
     if settings.label:
         config[BENCH]["label"] = settings.label
+    chosen = {t.id for t in tasks}
+    errata = {task_id: entry for task_id, entry in settings.errata.items() if task_id in chosen}
+    if errata:  # recorded, not part of the identity: a resumed run keeps the errata it began with
+        config[BENCH]["errata"] = errata
     if settings.trained_on is not None:  # metadata of the model, not part of the run's key
         config[BENCH][TRAINED_ON] = settings.trained_on.record(config[BENCH]["tasks"])
     return config, identity

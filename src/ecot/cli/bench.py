@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     report.add_argument("--corpus", type=Path, metavar="DIR", help="also name the run's tasks found in this exported corpus")
     report.add_argument("--trained-on", type=Path, metavar="PATH",
                         help="the model's train_summary.json (or its folder), if the run did not record it")
+    report.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
+                        help="also flag the tasks of these errata files (`ecot audit --errata`; repeatable)")
     _output_arguments(report)
     compare = sub.add_parser("compare", help="two benchmark runs side by side and the difference per task")
     compare.add_argument("run_a", type=int, metavar="RUN_A")
@@ -91,6 +93,8 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trained-on", type=Path, metavar="PATH",
                         help="the model's train_summary.json or `ecot train sft` folder (read by itself for a local "
                              "model folder): the run records which of its tasks the model was trained on")
+    parser.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
+                        help="errata files (`ecot audit --errata`) whose tasks reports flag, besides each suite's own errata.json")
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store (SQLite; default {DEFAULT_STORE})")
     parser.add_argument("--workers", type=int, help="backend workers (default: all cores)")
     parser.add_argument("--max-in-flight", type=int, default=64, help="samples advancing at once (default 64)")
@@ -145,7 +149,8 @@ def _run(args: argparse.Namespace) -> int:
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
     trained = contamination.training_data(generator, args.trained_on)
-    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label, trained)
+    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label,
+                             _errata(args), trained)
     _warn_contamination(args, tasks, trained)
     world = _world_model(args.world_model)
     result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
@@ -157,7 +162,7 @@ def _run(args: argparse.Namespace) -> int:
     with TrajectoryStore(args.store) as store:
         print_report(store, result, None)
     _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, trained_on=None, json=args.json,
-                               plot=args.plot))
+                               plot=args.plot, errata=[]))
     return exit_status(result)
 
 
@@ -184,6 +189,13 @@ def _world_model(path: Path | None) -> WorldModel | None:
     return load_model(path)
 
 
+def _errata(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """task id -> erratum: the errata beside the suites (errata.json), then those --errata names."""
+    from ecot.audit.errata import suite_errata
+
+    return {task_id: entry.model_dump() for task_id, entry in suite_errata(args.suites, args.errata).items()}
+
+
 def _report(args: argparse.Namespace) -> int:
     from ecot.bench import contamination, plot, report
     from ecot.bench.results import latest_run, load_run
@@ -195,7 +207,7 @@ def _report(args: argparse.Namespace) -> int:
     with TrajectoryStore(require_store(args.store)) as store:
         run = load_run(store, args.run if args.run is not None else latest_run(store))
         overlap = contamination.findings(store, run, args.corpus, trained)
-    data = report.build(run, overlap)
+    data = report.build(run, overlap, _errata(argparse.Namespace(suites=[], errata=args.errata)) if args.errata else None)
     for table in report.tables(data):
         console.print(table)
     for line in report.notes(data):
