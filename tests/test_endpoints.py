@@ -110,6 +110,7 @@ def test_progress_lines_appear_while_stdout_is_a_file(tmp_path: Path) -> None:
     assert len(lines) >= 4, lines  # periodic lines, not only the final one
     assert any("in flight 2" in line for line in lines)  # both first requests were seen waiting on the server
     assert "trajectories 2/2 | turns 4 (" in lines[-1] and "tok/s" in lines[-1]
+    assert "ETA -" in lines[0] and re.search(r"ETA 0:00:0\d", lines[-1])  # unknown until a trajectory ends
 
 
 def test_closed_port_fails_at_once_with_one_line_naming_the_url(tmp_path: Path) -> None:

@@ -108,7 +108,7 @@ def _check(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
     from ecot.bench.session import benchmark
-    from ecot.cli.common import console
+    from ecot.cli.common import console, terminate_as_interrupt
     from ecot.cli.synth import generator_options, read_text, runnable_tasks
     from ecot.cli.synth_report import exit_status, print_report
     from ecot.generators import make_generator
@@ -121,9 +121,10 @@ def _run(args: argparse.Namespace) -> int:
     generator = make_generator(args.generator, generator_options(args))
     settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label)
     world = _world_model(args.world_model)
-    result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
-                       options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
-                       console=console)
+    with terminate_as_interrupt():
+        result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
+                           options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
+                           console=console)
     if result.not_run_here:
         console.print(f"[yellow]{len(result.not_run_here)} tasks not run here: their reference does not pass on this "
                       "machine (`ecot bench report` lists them)[/yellow]")

@@ -53,6 +53,26 @@ def _terminal_console() -> Console:
     return Console()
 
 
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler, `kill`) stops a run as Ctrl-C does: the run records what it keeps and says so."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def key_values(items: Sequence[str], flag: str) -> dict[str, str]:
     """Repeated KEY=VALUE flags (generator options) as a dict; a malformed one names the flag."""
     options: dict[str, str] = {}

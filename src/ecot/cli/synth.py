@@ -130,7 +130,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.cli.common import console
+    from ecot.cli.common import console, terminate_as_interrupt
     from ecot.cli.synth_report import exit_status, judge_line, print_report
     from ecot.generators import make_generator
     from ecot.run.session import synthesize
@@ -142,9 +142,10 @@ def run(args: argparse.Namespace) -> int:
     generator = make_generator(args.generator, generator_options(args))
     budget, prices = _budget(args, generator)
     judge = _judge(args)  # a bad model fails before a store is created
-    result = synthesize(tasks, generator, args.store, samples=args.samples, max_rounds=args.max_rounds,
-                        system_prompt=system_prompt, budget=budget, judge=judge, options=run_options(args),
-                        console=console)
+    with terminate_as_interrupt():
+        result = synthesize(tasks, generator, args.store, samples=args.samples, max_rounds=args.max_rounds,
+                            system_prompt=system_prompt, budget=budget, judge=judge, options=run_options(args),
+                            console=console)
     with TrajectoryStore(args.store) as store:
         print_report(store, result, prices)
         if judge is not None:

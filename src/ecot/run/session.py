@@ -33,7 +33,7 @@ from ecot.run.control import Budget, RunControl, RunInterrupted, Stop, StopKind
 from ecot.run.identity import run_config
 from ecot.run.loop import Environment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
 from ecot.run.progress import LiveCounters, ProgressReporter
-from ecot.run.usage import usage_totals
+from ecot.run.usage import Tokens, usage_totals
 from ecot.store import TrajectoryStore
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ def run_session(
         started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         run_id, tasks = begin(store, pool)
         spent = usage_totals(store.usage_rows(run_id), {}).all  # what earlier invocations of the run spent
-        _announce(say, store, run_id, spent.turns, spent.total_tokens, budget, generator)
+        _announce(say, store, run_id, spent, len(tasks) * samples, budget, generator)
         control = RunControl(budget or Budget(), spent.to_dict())
         real = RealEnvironment(pool)
         environment = real if judge is None else judge.environment(real, store)
@@ -154,11 +154,11 @@ def run_session(
                 advance = progress.advance if progress is not None else None
                 summary = asyncio.run(_advance(loop, run_id, tasks, samples, advance, pool, warming))
         except KeyboardInterrupt:
-            stop = Stop(StopKind.INTERRUPTED, f"run {run_id} keeps its {spent.turns + counters.turns} turns "
-                                              f"({counters.turns} from this invocation)")
-            _record(store, run_id, started_at, control.tokens - spent.total_tokens, counters.turns, stop)
+            kept = usage_totals(store.usage_rows(run_id), {}).all.turns
+            stop = Stop(StopKind.INTERRUPTED, f"run {run_id} keeps its {kept} turns ({kept - spent.turns} from this invocation)")
+            _record(store, run_id, started_at, spent, stop)
             raise RunInterrupted(f"{stop.detail}; {stop.rerun}") from None
-        _record(store, run_id, started_at, control.tokens - spent.total_tokens, summary.turns, summary.stop)
+        _record(store, run_id, started_at, spent, summary.stop)
     return RunResult(run_id, summary, control.budget_hit, judge.stats() if judge is not None else None)
 
 
@@ -171,13 +171,13 @@ def _sayer(console: Console | None) -> Callable[[str], None]:
     return lambda text: console.print(Text(text, style="yellow"), soft_wrap=True)
 
 
-def _announce(say: Callable[[str], None], store: TrajectoryStore, run_id: int, turns: int, tokens: int,
+def _announce(say: Callable[[str], None], store: TrajectoryStore, run_id: int, spent: Tokens, total: int,
               budget: Budget | None, generator: Generator) -> None:
     """What the run holds already (a resume), and a budget that cannot bound the answers' length."""
-    if turns:
-        counts = store.counts(run_id)
-        say(f"resuming run {run_id}: {turns} turns, {tokens:,} tokens already stored "
-            f"({counts['finished']} of {counts['trajectories']} trajectories begun are finished)")
+    if spent.turns:
+        finished = store.counts(run_id)["finished"]
+        left = "nothing left to do" if finished >= total else f"{finished} of {total} trajectories finished"
+        say(f"resuming run {run_id}: {spent.turns} turns, {spent.total_tokens:,} tokens already stored ({left})")
     if budget is not None and budget.active and generator.answer_limit is None and not generator.synthetic:
         say("note: the answers have no length limit, so the budget counts each request's answer as the longest "
             "seen so far and the requests in flight may pass it; give --max-tokens N to make it a hard limit")
@@ -194,8 +194,10 @@ def _watch(say: Callable[[str], None], generator: Generator) -> Callable[[str], 
     return turn
 
 
-def _record(store: TrajectoryStore, run_id: int, started_at: str, tokens: int, turns: int, stop: Stop | None) -> None:
-    store.record_invocation(run_id, started_at, (turns, tokens),
+def _record(store: TrajectoryStore, run_id: int, started_at: str, before: Tokens, stop: Stop | None) -> None:
+    """Record this invocation: the turns and tokens the store gained since `before`, why it stopped early."""
+    now = usage_totals(store.usage_rows(run_id), {}).all
+    store.record_invocation(run_id, started_at, (now.turns - before.turns, now.total_tokens - before.total_tokens),
                             None if stop is None else (str(stop.kind), stop.detail, stop.rerun))
 
 
