@@ -3,6 +3,7 @@ progress with stdout redirected, a closed port, and an endpoint that dies mid-ru
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import socket
@@ -76,6 +77,10 @@ def test_a_budget_is_never_passed_and_every_line_tells_the_same_total(tmp_path: 
         assert re.search(rf"^ *all +│ +{len(turns(budgeted))} │.*│ +{spent:,} │", out, re.M), out  # ... and the table agree
         assert "rerun with a larger --budget-tokens" in out
         assert rows(budgeted, "SELECT stop_kind, turns, tokens FROM invocations") == [("budget", len(turns(budgeted)), spent)]
+        assert main(["report", "--store", str(budgeted), "--out", str(tmp_path / "report")]) == 0  # the report says it too
+        page = html.unescape((tmp_path / "report" / "index.html").read_text())
+        assert f"stopped early (budget): token budget: {spent:,} of {budget:,} tokens used" in page
+        assert "rerun with a larger --budget-tokens" in page
         assert main(synth(server.url, budgeted, 4, *limit, "--budget-tokens", str(budget))) == 3  # still no room
         assert f"resuming run 1: {len(turns(budgeted))} turns, {spent:,} tokens already stored" in capsys.readouterr().out
         assert store_tokens(budgeted) == spent

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecot.core.errors import EcotError, did_you_mean
+from ecot.core.errors import EcotError, closest, did_you_mean
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.tasks.suite import TASK_FILE, bundled_domains, bundled_suite_path, load_suite
@@ -161,8 +161,9 @@ def find_task(spec: str, task_id: str | None = None) -> Task:
         wanted = task_id or spec
         domain = wanted.split("/", 1)[0]
         if domain not in bundled_domains():
-            raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id (<domain>/<name>)"
-                            f"{did_you_mean(domain, bundled_domains())}")
+            near = closest(domain, bundled_domains())
+            hint = f" (did you mean '{near}/{wanted.partition('/')[2]}'?)" if near else ""
+            raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id (<domain>/<name>){hint}")
         alone = _bundled_task_alone(wanted)
         if alone is not None:
             return alone
