@@ -106,6 +106,7 @@ OptionsT = TypeVar("OptionsT", bound=BaseModel)  # the options model a backend's
 class Backend(ABC, Generic[OptionsT]):
     domain: ClassVar[str]  # the name of the domain descriptor that holds this backend's labels
     tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
+    optional_tools: ClassVar[tuple[str, ...]] = ()  # executables used when PATH has them (valgrind's counts)
     install_hint: ClassVar[str] = "run `make setup`"
     # what one evaluation needs, for placement on Ray (vocabulary in ecot.executors.local: "cpu", "gpu",
     # "memory_mb", "toolchain:<name>", custom names); "toolchain:<domain>" is always implied
