@@ -106,7 +106,7 @@ def test_ctrl_c_and_sigterm_keep_the_turns_say_so_and_a_rerun_resumes(tmp_path: 
 
 def test_synth_and_bench_choose_tasks_by_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chosen = [RTL[4].id, RTL[1].id]
-    picked = [arg for task in chosen for arg in ("--task", task)]
+    picked = ["--task", chosen[0], "--task-id", chosen[1]]  # --task-id: as `ecot check` spells it
     with replay_server(tmp_path, 6) as server:
         assert main(synth(server.url, tmp_path / "s.db", *picked)) == 0  # no suite, no --domain: the bundled one
         bench = ["bench", "run", "--generator", "openai", "--base-url", server.url, "--model", "ecot-replay",

@@ -53,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def task_arguments(parser: argparse.ArgumentParser) -> None:
     """Which tasks: `ecot synth` and `ecot bench` take the same."""
     parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
-    parser.add_argument("--task", action="append", default=[], metavar="ID", help="only this task, e.g. python/fizzbuzz (repeatable)")
+    parser.add_argument("--task", "--task-id", dest="task", action="append", default=[], metavar="ID",
+                        help="only this task, e.g. python/fizzbuzz (repeatable; --task-id as `ecot check` and `ecot audit` spell it)")
     parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
 
 
