@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="system message replacing the routed domain instructions; {domain_instructions} in it stands for them")
     parser.add_argument("--chat-template", type=Path, metavar="FILE", help="Jinja chat template for the model (openai: sent as the request's chat_template, as vLLM takes it; hf: replaces the tokenizer's)")
     parser.add_argument("--prices", type=Path, metavar="FILE", help="price table (TOML, USD per million tokens per model) for the cost columns and --budget-usd")
-    parser.add_argument("--budget-tokens", type=int, metavar="N", help="stop starting requests once the run has used N tokens (prompt + completion, all invocations); rerun with a larger budget to resume")
+    parser.add_argument("--budget-tokens", type=int, metavar="N", help="spend at most N tokens in the run (prompt + completion, all invocations): each request's worst case is reserved before it is sent (a hard limit with --max-tokens); rerun with a larger budget to resume")
     parser.add_argument("--budget-usd", type=float, metavar="USD", help="the same as a cost, priced with --prices")
     parser.add_argument("--progress-every", type=float, default=30.0, metavar="S", help="when stdout is not a terminal, print a progress line every S seconds (default 30; 0: only at the end)")
 
