@@ -85,6 +85,9 @@ def test_a_budget_is_never_passed_and_every_line_tells_the_same_total(tmp_path: 
         assert f"resuming run 1: {len(turns(budgeted))} turns, {spent:,} tokens already stored" in capsys.readouterr().out
         assert store_tokens(budgeted) == spent
         assert main(synth(server.url, budgeted, 4, *limit)) == 0  # no budget: the run resumes and ends
+        capsys.readouterr()
+        assert main(synth(server.url, tmp_path / "soft.db", 1, "--budget-tokens", str(budget))) == 0
+        assert "give --max-tokens N to make it a hard limit" in capsys.readouterr().out  # no answer limit: said so
     assert turns(budgeted) == turns(clean)
     assert [kind for (kind,) in rows(budgeted, "SELECT stop_kind FROM invocations ORDER BY id")] == ["budget", "budget", None]
 
