@@ -92,6 +92,19 @@ def test_a_budget_is_never_passed_and_every_line_tells_the_same_total(tmp_path: 
     assert [kind for (kind,) in rows(budgeted, "SELECT stop_kind FROM invocations ORDER BY id")] == ["budget", "budget", None]
 
 
+def test_a_budget_holds_for_samples_asked_for_in_one_request(tmp_path: Path, capsys: Any) -> None:
+    clean, budgeted = tmp_path / "clean.db", tmp_path / "budget.db"
+    args = ("--samples", "3", "--max-tokens", "400")  # each task's three first answers: one request with n=3
+    with replay_server(tmp_path, 6, latency_ms=100) as server:
+        assert main(synth(server.url, clean, 6, *args)) == 0
+        budget = store_tokens(clean)  # the worst cases reserved exceed what the answers use: not all fit
+        assert main(synth(server.url, budgeted, 6, *args, "--budget-tokens", str(budget))) == 3
+        spent = store_tokens(budgeted)
+        assert 0 < spent <= budget and f"token budget: {spent:,} of {budget:,} tokens used" in capsys.readouterr().out
+        assert main(synth(server.url, budgeted, 6, *args)) == 0  # what was held for those answers came back
+    assert turns(budgeted) == turns(clean)
+
+
 def store_tokens(store: Path) -> int:
     return sum(json.loads(u)["total_tokens"] for (u,) in rows(store, "SELECT usage FROM turns"))
 

@@ -308,11 +308,11 @@ class SynthesisLoop:
             return await self.control.reserve(0, 0.0, answers)
         limit = self.generator.answer_limit
         answer = limit if limit is not None else self.control.longest_answer
-        prompt = prompt_bound(messages, turns)
-        tokens = prompt + answers * answer
+        # each answer may be billed the whole prompt (an endpoint without `n` gets one request per answer)
+        usage = {"prompt_tokens": answers * prompt_bound(messages, turns), "completion_tokens": answers * answer}
         price = self.control.budget.price
-        usd = price.cost({"prompt_tokens": prompt, "completion_tokens": answers * answer}) if price else 0.0
-        return await self.control.reserve(tokens, usd, answers)
+        usd = price.cost(usage) if price else 0.0
+        return await self.control.reserve(usage["prompt_tokens"] + usage["completion_tokens"], usd, answers)
 
     async def _turn(
         self, task: Task, sample: int, messages: list[Message], turns: Sequence[Turn], first: FirstTurns | None = None
