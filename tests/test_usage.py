@@ -119,6 +119,12 @@ def test_a_shared_hold_is_given_back_share_by_share_and_cost_budgets_count_dolla
         cost.release(held)
         with pytest.raises(BudgetExhausted, match=r"cost budget: \$0.0090 of \$0.0100 used"):
             await refused
+        dollars = RunControl(Budget(usd=1.0, price=Price(input=1.0, output=1.0)))
+        first, second = await dollars.reserve(0, usd=0.1), await dollars.reserve(0, usd=0.2)
+        dollars.release(first)
+        dollars.release(second)  # 0.1 + 0.2 - 0.1 - 0.2 is not 0.0 in floats: nothing is in flight all the same
+        with pytest.raises(BudgetExhausted):
+            await asyncio.wait_for(dollars.reserve(0, usd=5.0), 2)
 
     asyncio.run(scenario())
     with pytest.raises(EcotError, match="--prices"):

@@ -110,6 +110,7 @@ class RunControl:
         self.tokens = int((spent or {}).get("total_tokens") or 0)
         self.usd = self.budget.price.cost(spent or {}) if self.budget.price else 0.0
         self.reserved_tokens, self.reserved_usd = 0, 0.0
+        self.held = 0  # answers reserved for and not yet back (what may still give room back)
         self.longest_answer = 0  # completion tokens of the longest answer seen (the bound when none is set)
         self._stop: Stop | None = None
         self._refused: tuple[int, float] | None = None  # the smallest worst case the budget refused
@@ -130,8 +131,9 @@ class RunControl:
             if self._fits(tokens, usd):
                 self.reserved_tokens += tokens
                 self.reserved_usd += usd
+                self.held += shares
                 return Hold(tokens, usd, shares)
-            if self.reserved_tokens == 0 and self.reserved_usd == 0:  # nothing in flight can give room back
+            if self.held == 0:  # nothing in flight can give room back
                 smallest = self._refused
                 self._refused = (tokens, usd) if smallest is None or tokens < smallest[0] else smallest
                 raise BudgetExhausted(self._budget_detail(tokens, usd))
@@ -159,6 +161,9 @@ class RunControl:
             tokens, usd = hold.take_share()
             self.reserved_tokens -= tokens
             self.reserved_usd -= usd
+            self.held -= 1
+            if self.held == 0:  # sums of floats do not come back to zero exactly
+                self.reserved_tokens, self.reserved_usd = 0, 0.0
             if self._event is not None:
                 self._event.set()
 
