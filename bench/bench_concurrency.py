@@ -63,7 +63,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_replay(folder / "replay.jsonl", args.tasks)
-        serve = ["--mode", "replay", "--replay", str(folder / "replay.jsonl"), "--latency-ms", str(args.latency_ms)]
+        serve = ["--mode", "replay", "--replay", str(folder / "replay.jsonl"), "--latency-ms", str(args.latency_ms),
+                 "--model-name", "replay", "--quiet"]
         with ServerProcess(serve) as server:
             one_run(server.url, folder, args, workers, per_sample=False)  # untimed: imports and caches of this process
             for _ in range(args.repeats):

@@ -70,7 +70,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_replay(tasks, folder / "replay.jsonl")
-        serve = ["--mode", "replay", "--replay", str(folder / "replay.jsonl"), "--latency-ms", str(args.latency_ms)]
+        serve = ["--mode", "replay", "--replay", str(folder / "replay.jsonl"), "--latency-ms", str(args.latency_ms),
+                 "--model-name", "replay", "--quiet"]
         with ServerProcess(serve) as server:
             runs = [one_run(server.url, args.tasks, args.samples, workers, folder) for _ in range(args.repeats)]
     latency = args.latency_ms / 1000

@@ -12,6 +12,7 @@ from ecot.cli.main import main
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.core.trajectory import Turn
+from ecot.export.decontam import prompt_digest
 from ecot.generators.repair import RepairGenerator
 from ecot.run.identity import run_config
 from ecot.store import TrajectoryStore
@@ -63,13 +64,55 @@ def test_export_leaves_benchmark_tasks_out_unless_asked(tmp_path: Path, capsys: 
     assert exported(tmp_path / "all") == sorted(["mine/a_again", "repair/rtl/b.b0", "rtl/a", "rtl/a", "rtl/b", "rtl/c"])
 
 
-def test_bench_report_names_the_overlap_with_training_runs_and_a_corpus(tmp_path: Path) -> None:
+def flat(text: str) -> str:
+    return "".join(text.split())  # rich wraps lines, long paths mid-word
+
+
+def test_bench_report_names_the_overlap_with_training_runs_and_a_corpus(tmp_path: Path, capsys: Any) -> None:
     store = make_store(tmp_path / "s.db")
     corpus = tmp_path / "corpus"
     assert main(["export", "--store", str(store), "--out", str(corpus), "--run", "1", "--allow-overlap"]) == 0
     out = tmp_path / "r.json"
+    capsys.readouterr()
     assert main(["bench", "report", "--store", str(store), "--corpus", str(corpus), "--json", str(out)]) == 0
     overlap = json.loads(out.read_text())["contamination"]
-    assert overlap["training_runs"] == [1]
     assert overlap["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
-    assert overlap["corpus"]["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
+    checked = {item["source"]: item for item in overlap["checked"]}
+    assert checked["store"]["where"] == "training runs 1 of this store"
+    assert checked["store"]["tasks"] == checked["corpus"]["tasks"] == ["mine/a_again", "rtl/a", "rtl/b"]
+    assert [line["warning"] for line in overlap["summary"]] == [True, True, False]  # store, corpus, not checked
+    printed = flat(capsys.readouterr().out)
+    for line in overlap["summary"]:  # the terminal says what the JSON says, word for word
+        assert flat(line["text"]) in printed
+    assert "no task of this run" not in printed
+
+
+def test_a_clean_corpus_is_reported_clean(tmp_path: Path, capsys: Any) -> None:
+    store = make_store(tmp_path / "s.db")
+    assert main(["export", "--store", str(store), "--out", str(tmp_path / "clean"), "--all-runs"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "report", "--store", str(store), "--corpus", str(tmp_path / "clean"), "--json",
+                 str(tmp_path / "r.json")]) == 0
+    overlap = json.loads((tmp_path / "r.json").read_text())["contamination"]
+    assert {item["source"]: item["tasks"] for item in overlap["checked"]}["corpus"] == []
+    assert flat(f"contamination: no task of this run in corpus {tmp_path / 'clean'}") in flat(capsys.readouterr().out)
+
+
+def test_bench_report_reads_a_models_training_record(tmp_path: Path, capsys: Any) -> None:
+    store = make_store(tmp_path / "s.db")
+    folder = tmp_path / "sft" / "model"
+    folder.mkdir(parents=True)
+    record = {"base_model": "smollm2", "data": "corpus", "tasks": ["rtl/c"], "prompts": [prompt_digest(A.prompt)]}
+    (folder / "train_summary.json").write_text(json.dumps({"steps": 1, "trained_on": record}))
+    capsys.readouterr()
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(folder), "--json", str(tmp_path / "r.json")]) == 0
+    found = json.loads((tmp_path / "r.json").read_text())["contamination"]
+    model = next(item for item in found["checked"] if item["source"] == "model")
+    assert model["tasks"] == ["rtl/a"]  # found by its prompt text; rtl/c is no task of this run
+    text = f"the model was trained on 1 of the 2 tasks of this run ({folder / 'train_summary.json'}): rtl/a"
+    assert flat(text) in flat(capsys.readouterr().out) and not found["not_checked"]
+    (folder / "train_summary.json").write_text(json.dumps({"steps": 1}))  # written by an older ecot
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(folder)]) == 2
+    assert "no record of the training data under 'trained_on'" in capsys.readouterr().err
+    assert main(["bench", "report", "--store", str(store), "--trained-on", str(tmp_path)]) == 2
+    assert f"{tmp_path}: no train_summary.json" in capsys.readouterr().err

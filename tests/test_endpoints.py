@@ -41,7 +41,7 @@ def turns(store: Path) -> list[tuple[Any, ...]]:
 def replay_server(tmp_path: Path, limit: int, latency_ms: int = 0) -> ServerProcess:
     replay = tmp_path / "replay.jsonl"
     write_replay(TASKS[:limit], replay)
-    return ServerProcess(["--mode", "replay", "--replay", str(replay), "--latency-ms", str(latency_ms)])
+    return ServerProcess(["--mode", "replay", "--replay", str(replay), "--latency-ms", str(latency_ms), "--model-name", "replay"])
 
 
 def test_an_answer_cut_off_by_max_tokens_is_truncated_and_the_model_is_told(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_an_answer_cut_off_by_max_tokens_is_truncated_and_the_model_is_told(tmp_
     replay = tmp_path / "replay.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     store = tmp_path / "t.db"
-    with ServerProcess(["--mode", "replay", "--replay", str(replay)]) as server:
+    with ServerProcess(["--mode", "replay", "--replay", str(replay), "--model-name", "replay"]) as server:
         assert main(synth(server.url, store, 2, "--gen-opt", f"max_tokens={limit}")) == 0
     stored = rows(store, "SELECT idx, label, finish_reason, code IS NULL, reasoning_content, usage FROM turns ORDER BY trajectory_id, idx")
     assert [row[:4] for row in stored] == [(0, "Truncated", "length", 1), (1, "Pass", "stop", 0)] * 2

@@ -224,7 +224,7 @@ def test_in_process_server_serves_a_generator_model(replay_path: Path) -> None:
 class Scripted:
     """A responder for `start_server` that plays a script of statuses ("slow" stalls past the client timeout)."""
 
-    model_name = "scripted"
+    model_name = "ecot-replay"  # the name openai_gen asks for
 
     def __init__(self, script: list[int | str]) -> None:
         self.script, self.hits, self.lock = list(script), 0, threading.Lock()
@@ -386,7 +386,7 @@ def test_hf_second_load_reads_the_safetensors_cache(smol: Smol) -> None:
 def test_serve_hf_mode_behind_the_openai_generator(smol: Smol) -> None:
     args = ["--mode", "hf", "--device", "cpu", "--max-new-tokens", "64"]
     with ServerProcess(args, env={"ECOT_CACHE": str(smol.cache.parent), "HF_HUB_OFFLINE": "1"}) as server:
-        served = run_one(openai_gen(server.url, temperature="0", max_tokens="12"), ADD_PROMPT, PY)
+        served = run_one(openai_gen(server.url, model="smollm2", temperature="0", max_tokens="12"), ADD_PROMPT, PY)
     assert 0 < served.usage["completion_tokens"] <= 12
     # greedy decoding of the same weights: the served answer starts like the in-process one
     assert served.raw and smol.answer.raw.startswith(served.raw[:20])

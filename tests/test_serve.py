@@ -17,6 +17,7 @@ import pytest
 
 from ecot.cli.main import COMMANDS
 from ecot.core.errors import EcotError
+from ecot.generators.endpoint import EndpointError, preflight
 from ecot.serve.server import ReplayResponder, ServerProcess, start_server
 
 LINES = [
@@ -53,7 +54,7 @@ def call(url: str, method: str, path: str, body: Any = None, headers: dict[str, 
 
 
 def chat(url: str, text: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    body = {"model": "m", "messages": [{"role": "user", "content": text}]}
+    body = {"model": "replayed", "messages": [{"role": "user", "content": text}]}
     return call(url, "POST", "/v1/chat/completions", body, headers)
 
 
@@ -100,6 +101,8 @@ def test_turn_defaults_to_assistant_messages_and_match_on_last_user_message(serv
         (({"messages": [{"role": "user", "content": "ping"}], "n": 0}, "POST", "/v1/chat/completions"), 400, "n must be"),
         (({"messages": []}, "POST", "/v1/completions"), 404, "no route"),
         ((None, "GET", "/v2/nothing"), 404, "no route"),
+        (({"model": "gpt-4o", "messages": [{"role": "user", "content": "ping"}]}, "POST", "/v1/chat/completions"), 404,
+         "The model `gpt-4o` does not exist; this server serves `replayed`"),
     ],
 )
 def test_errors_use_the_openai_error_shape(server: str, request_args: tuple[Any, str, str], status: int, fragment: str) -> None:
@@ -107,7 +110,7 @@ def test_errors_use_the_openai_error_shape(server: str, request_args: tuple[Any,
     if body is None and method == "POST":
         body = {"messages": [{"role": "user", "content": "nothing matches"}]}
     got_status, got = call(server, method, path, body)
-    assert got_status == status and fragment in got["error"]["message"]
+    assert got_status == status and fragment in got["error"]["message"] and got["error"]["code"] == status
 
 
 def test_bad_turn_header_is_rejected(server: str) -> None:
@@ -161,3 +164,39 @@ def test_replay_mode_requires_a_file() -> None:
         capture_output=True, text=True, timeout=30,
     )
     assert result.returncode == 2 and "--replay FILE" in result.stderr
+
+
+def stderr_lines(proc: ServerProcess, needle: str, wait_s: float) -> list[str]:
+    deadline = time.monotonic() + wait_s
+    while True:
+        proc.stderr.seek(0)
+        found = [line for line in proc.stderr.read().splitlines() if needle in line]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_each_request_is_one_line_and_a_client_that_hangs_up_is_dropped(replay_file: Path) -> None:
+    args = ["--mode", "replay", "--replay", str(replay_file), "--model-name", "replayed", "--latency-ms", "5000"]
+    with ServerProcess(args) as proc:
+        parts = urlsplit(proc.url)
+        client = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        client.request("POST", "/v1/chat/completions", json.dumps({"messages": [{"role": "user", "content": "ping"}]}))
+        time.sleep(0.3)
+        client.close()
+        started = time.monotonic()
+        gone = stderr_lines(proc, "POST /v1/chat/completions 499 model=replayed", 4.0)
+        assert gone and "client gone" in gone[0] and time.monotonic() - started < 4.0  # not after the 5 s delay
+        with pytest.raises(EndpointError, match=r"does not serve model 'gpt-4o' \(it lists: replayed\)"):
+            preflight(proc.url, "EMPTY", "gpt-4o")
+        assert call(proc.url, "GET", "/v1/models")[0] == 200
+        assert stderr_lines(proc, "ecot serve: GET /v1/models 200 ", 2.0)
+        assert stderr_lines(proc, "ecot serve: POST /v1/chat/completions 404 model=replayed ", 2.0)
+
+
+def test_quiet_prints_no_request_lines(replay_file: Path) -> None:
+    with ServerProcess(["--mode", "replay", "--replay", str(replay_file), "--quiet"]) as proc:
+        assert call(proc.url, "GET", "/health")[0] == 200
+        time.sleep(0.2)
+        proc.stderr.seek(0)
+        assert "GET /health" not in proc.stderr.read()

@@ -26,7 +26,7 @@ HELLO = [{"role": "user", "content": "Write a short poem about the sea."}]
 def replay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     path = tmp_path_factory.mktemp("replay") / "answers.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in REPLAY))
-    with ServerProcess(["--mode", "replay", "--replay", str(path)]) as server:
+    with ServerProcess(["--mode", "replay", "--replay", str(path), "--model-name", "m"]) as server:
         yield server.url
 
 
@@ -87,7 +87,7 @@ def test_max_tokens_cuts_a_replayed_answer_and_reports_length(replay_url: str) -
 class SeedRecorder:
     """A responder that records the seed of every choice it answers; it rejects the first request."""
 
-    model_name = "recorder"
+    model_name = "m"
 
     def __init__(self, reject_first: bool) -> None:
         self.seeds: list[int] = []
@@ -138,7 +138,7 @@ def test_requests_without_a_seed_get_random_ones() -> None:
 @pytest.fixture(scope="module")
 def hf_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cache = tmp_path_factory.mktemp("ecot-cache")  # the GGUF is converted once into it (~30-40 s)
-    args = ["--mode", "hf", "--device", "cpu", "--max-new-tokens", "16", "--threads", "1"]
+    args = ["--mode", "hf", "--device", "cpu", "--max-new-tokens", "16", "--threads", "1", "--model-name", "m"]
     with ServerProcess(args, startup_s=300, env={"ECOT_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}) as server:
         yield server.url
 

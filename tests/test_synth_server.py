@@ -22,7 +22,7 @@ def test_synth_through_an_openai_compatible_server(tmp_path: Path, capsys: pytes
     replay = tmp_path / "replay.jsonl"
     write_replay(tasks, replay)
     store, out = tmp_path / "t.db", tmp_path / "corpus"
-    with ServerProcess(["--mode", "replay", "--replay", str(replay), "--latency-ms", "50"]) as server:
+    with ServerProcess(["--mode", "replay", "--replay", str(replay), "--latency-ms", "50", "--model-name", "replay"]) as server:
         code = main([
             "synth", "--domain", "rtl", "--limit", str(LIMIT), "--generator", "openai", "--base-url", server.url,
             "--model", "replay", "--gen-opt", "api_key=EMPTY", "--store", str(store), "--out", str(out),

@@ -18,26 +18,14 @@ from ecot.cli.main import main  # noqa: E402
 from ecot.export import ExportOptions, export_store  # noqa: E402
 from ecot.store import TrajectoryStore  # noqa: E402
 from export_fixtures import store_with, trajectory  # noqa: E402
+from train_fixtures import tiny_llama  # noqa: E402
 
 TRAIN = ["--max-steps", "4", "--save-steps", "2", "--grad-accum", "1", "--lr", "1e-3", "--device", "cpu", "--threads", "1"]
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from ecot.export.tokens import load_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny")
-    tokenizer = load_tokenizer("smollm2")
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return tiny_llama(tmp_path_factory.mktemp("tiny"))
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +53,14 @@ def test_train_sft_then_resume_from_a_checkpoint(tiny_model: Path, corpus: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "run"
     assert main(["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN]) == 0
-    assert "trained on" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "trained on" in printed and "{'loss'" not in printed  # ecot's lines, not the trainer's dicts
+    steps = [line for line in printed.splitlines() if line.startswith("step ")]
+    assert [line.split()[1] for line in steps] == ["1/4", "2/4", "3/4", "4/4"] and all(" lr " in line for line in steps)
+    assert "ETA" in steps[0] and "validation loss before training:" in printed
     done = summary(out)
     assert done["steps"] == 4 and math.isfinite(done["final_train_loss"]) and math.isfinite(done["eval_loss"])
+    assert math.isfinite(done["eval_loss_before"]) and f"validation loss: {done['eval_loss_before']:.4f} -> " in printed
     assert not done["stopped_by_time_limit"]
     assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "model" / "config.json").is_file() and {p.name for p in out.glob("checkpoint-*")} == {"checkpoint-2", "checkpoint-4"}
@@ -85,6 +78,42 @@ def test_train_sft_then_resume_from_a_checkpoint(tiny_model: Path, corpus: Path,
     # the same run, picked up where it stopped
     assert [loss for _, loss in resumed] == pytest.approx([loss for _, loss in uninterrupted], rel=1e-4)
     assert summary(out)["steps"] == 4 and (out / "model" / "config.json").is_file()
+    assert summary(out)["eval_loss_before"] == done["eval_loss_before"]  # kept in the checkpoint's log history
+
+
+def test_the_model_folder_says_what_it_was_trained_on(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
+    from ecot.export.decontam import read_training_data
+
+    out = tmp_path / "carded"
+    assert main(["train", "sft", "--data", str(corpus), "--out", str(out), "--model", str(tiny_model), *TRAIN[:1], "2",
+                 *TRAIN[2:]]) == 0
+    rows = [json.loads(line) for line in (corpus / "train.jsonl").read_text().splitlines()]
+    record = read_training_data(out / "model")  # the model folder alone is enough
+    assert record.tasks == sorted({row["task_id"] for row in rows}) and len(record.prompts) == len(record.tasks)
+    assert record.base_model == str(tiny_model) and record.data == str(corpus.resolve())
+    assert json.loads((out / "model" / "train_summary.json").read_text()) == summary(out)
+    card = (out / "model" / "README.md").read_text()
+    assert card.startswith(f"---\nbase_model: {tiny_model}\n") and f"**Data**: `{corpus.resolve()}`" in card
+    assert f"{len(rows)} training rows" in card and "validation " in card and "`python/task" in card
+
+
+def test_the_first_step_learns(tiny_model: Path, corpus: Path, tmp_path: Path) -> None:
+    """The warm-up starts above 0: with 3 steps, HF's schedule would spend the first one at learning rate 0."""
+    from ecot.train.data import load_corpus
+    from ecot.train.model import load_tokenizer
+    from ecot.train.progress import warm_cosine
+    from ecot.train.sft import TrainSettings, _trainer
+
+    tokenizer = load_tokenizer(tiny_model)
+    trainer = _trainer(TrainSettings(corpus, tmp_path / "out", model=str(tiny_model), max_steps=3, device="cpu",
+                                     learning_rate=1e-3), tiny_model, tokenizer, load_corpus(corpus, tokenizer, 4096), "cpu", False)
+    trainer.create_optimizer_and_scheduler(num_training_steps=3)
+    assert trainer.args.get_warmup_steps(3) == 1
+    first = trainer.lr_scheduler.get_last_lr()[0]  # the rate of the first optimizer step
+    assert first == pytest.approx(0.5e-3)
+    for warmup, total in ((0, 1), (1, 3), (3, 100), (30, 1000)):
+        factors = [warm_cosine(warmup, total)(step) for step in range(total)]
+        assert all(f > 0 for f in factors) and max(factors) == 1.0
 
 
 @pytest.mark.slow

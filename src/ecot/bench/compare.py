@@ -4,15 +4,20 @@ Each group's metric is shown for A and for B (each over its own tasks, with its 
 the paired difference B - A over the tasks both runs scored, with a 95% bootstrap interval of that
 mean difference (resampling tasks, so the interval reflects which tasks were drawn, not the noise
 of one model alone). Runs judged differently (toolchains vs a world model) are never compared.
+Beside the scores, what each model's answers look like (ecot.bench.answers: label mix, share with
+code, share that builds, length), which tells two models apart when both score 0.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import RenderableType
 from rich.table import Table
 
 from ecot.bench import metrics as M
+from ecot.bench.answers import answer_stats
+from ecot.bench.answers import table as answers_table
 from ecot.bench.report import cell
 from ecot.bench.results import BenchRun
 from ecot.bench.scores import OVERALL, bootstrap, group_scores
@@ -46,6 +51,7 @@ def build(a: BenchRun, b: BenchRun) -> dict[str, Any]:
         "only_in_b": sorted(set(b.tasks) - set(a.tasks)),
         "groups": groups,
         "tasks": {t: {"a": tasks_a[t], "b": tasks_b[t]} for t in common},
+        "answers": {"a": answer_stats(a), "b": answer_stats(b)},  # signal where both score 0
     }
 
 
@@ -80,7 +86,7 @@ def per_task_rows(report: dict[str, Any], metric: str = HEADLINE) -> list[tuple[
     return sorted(rows, key=lambda row: (-abs(row[3]), row[0]))
 
 
-def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
+def tables(report: dict[str, Any], all_tasks: bool = False) -> list[RenderableType]:
     a, b = report["a"], report["b"]
     summary = Table(title=f"A = run {a['run']} ({a['label']})  vs  B = run {b['run']} ({b['label']}): B - A "
                     "paired over the tasks both scored [95% CI]", title_justify="left")
@@ -95,6 +101,10 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
             summary.add_row(group["group"], metric, cell(row["a"], row["unit"]), cell(row["b"], row["unit"]), shown,
                             str(diff["tasks"]))
     rows = per_task_rows(report)
+    shapes = answers_table("what the answers look like, whatever they scored",
+                           [(f"A ({a['label']})", report["answers"]["a"]), (f"B ({b['label']})", report["answers"]["b"])])
+    if not rows:
+        return [summary, f"per task: {HEADLINE} is the same for A and B on all {len(report['tasks'])} tasks both scored", shapes]
     tasks = Table(title=f"per task: {HEADLINE} (%) where A and B differ ({len(rows)} of {len(report['tasks'])} tasks)",
                   title_justify="left")
     for column in ("task", "A", "B", "B - A"):
@@ -104,4 +114,4 @@ def tables(report: dict[str, Any], all_tasks: bool = False) -> list[Table]:
         tasks.add_row(task, f"{va:.1f}", f"{vb:.1f}", f"[{colour}]{diff:+.1f}[/{colour}]")
     if not all_tasks and len(rows) > SHOWN_TASKS:
         tasks.caption = f"{len(rows) - SHOWN_TASKS} more: --all-tasks or --json"
-    return [summary, tasks]
+    return [summary, tasks, shapes]

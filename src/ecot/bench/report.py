@@ -11,6 +11,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from ecot.bench.answers import answer_stats
+from ecot.bench.answers import table as answers_table
 from ecot.bench.metrics import by_name
 from ecot.bench.results import BenchRun
 from ecot.bench.scores import OVERALL, group_scores, per_task
@@ -37,6 +39,7 @@ def build(run: BenchRun, contamination: dict[str, Any] | None = None, errata: di
         "groups": [g.as_dict() for g in groups],
         "pass_at_1_by_round": {str(r): v for r, v in by_round.items()},
         "tasks": per_task(run, final),
+        "answers": answer_stats(run),
         "contamination": contamination or {},
     }
     return with_errata(report, run, {**(run.bench.get("errata") or {}), **(errata or {})})
@@ -90,6 +93,7 @@ def tables(report: dict[str, Any]) -> list[Table]:
         found.append(_table(f"{domain}: {source} ({shown})", members, names))
     if report["pass_at_1_by_round"]:
         found.append(_rounds_table(report))
+    found.append(answers_table("what the answers look like, whatever they scored", [(report["label"], report["answers"])]))
     return found
 
 
@@ -162,11 +166,6 @@ def notes(report: dict[str, Any]) -> list[str]:
     if overall["pending_samples"]:
         lines.append(f"[yellow]{overall['pending_samples']} samples are not finished: rerun `ecot bench run` with the "
                      "same arguments to resume; the scores above count finished samples only[/yellow]")
-    overlap = report.get("contamination") or {}
-    if overlap.get("tasks"):
-        lines.append(f"[yellow]contamination: {len(overlap['tasks'])} of these tasks also appear in training runs of "
-                     f"this store ({', '.join(overlap['tasks'][:5])}{' ...' if len(overlap['tasks']) > 5 else ''}); "
-                     "`ecot export` leaves them out unless --allow-overlap[/yellow]")
-    elif overlap:
-        lines.append("contamination: no task of this run appears in a training run of this store")
+    for line in (report.get("contamination") or {}).get("summary", []):  # the JSON's own lines, word for word
+        lines.append(f"[yellow]{escape(line['text'])}[/yellow]" if line["warning"] else escape(line["text"]))
     return lines

@@ -33,11 +33,21 @@ class TaskInfo:
     prompt: str | None = None  # sha256 of its prompt (decontamination finds re-imported copies by it)
 
 
+@dataclass(frozen=True)
+class Answer:
+    """The shape of one answer (turn), whatever its verdict: for signal beyond pass@k."""
+
+    has_code: bool
+    tokens: int | None  # completion tokens, when the generator reported them
+    chars: int  # characters of the whole answer (reasoning and code)
+
+
 @dataclass
 class SampleRecord:
     sample: int
     outcomes: list[Outcome]  # one per turn
     finished: bool
+    answers: list[Answer] = field(default_factory=list)  # one per turn
 
     def verdict(self, round_: int) -> tuple[str, Outcome | None]:
         turns = self.outcomes[: round_ + 1]
@@ -128,7 +138,9 @@ def load_run(store: TrajectoryStore, run_id: int) -> BenchRun:
     samples: dict[str, list[SampleRecord]] = defaultdict(list)
     for traj in store.iter_trajectories(run_id=run_id, finished_only=False):
         finished = traj.provenance.get("status") is not None
-        samples[traj.task_id].append(SampleRecord(traj.sample, [t.outcome for t in traj.turns], finished))
+        answers = [Answer(bool((t.code or "").strip()), t.usage.get("completion_tokens"),
+                          len(t.raw) + len(t.reasoning_content or "")) for t in traj.turns]
+        samples[traj.task_id].append(SampleRecord(traj.sample, [t.outcome for t in traj.turns], finished, answers))
     return BenchRun(run_id, config, tasks, dict(samples))
 
 

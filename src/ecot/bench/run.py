@@ -8,8 +8,9 @@ parallel requests with distinct seeds). The store gives the rest: one writer, ev
 as it happens, a killed run resumed by rerunning the command, UNIQUE(run, task, sample) so that
 nothing is asked or stored twice. The run's config carries a `bench` entry: it marks the run (so
 `ecot export` keeps its tasks out of training corpora), records how each task is grouped in the
-report, and which tasks were not attempted because their reference does not pass on this machine
-(checked once, when the run is created; a resumed run reuses the verdicts).
+report, which tasks were not attempted because their reference does not pass on this machine
+(checked once, when the run is created; a resumed run reuses the verdicts), and, when the model's
+training data is known, which of the run's tasks the model was trained on.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ecot.core.errors import EcotError
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.executors.local import Executor
-from ecot.export.decontam import BENCH, prompt_digest
+from ecot.export.decontam import BENCH, TRAINED_ON, TrainingData, prompt_digest
 from ecot.run.identity import run_config
 from ecot.store import TrajectoryStore, run_key
 
@@ -44,6 +45,7 @@ class BenchSettings:
     reference_check: bool = True
     label: str | None = None  # the model's name in reports (default: the generator's model)
     errata: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> its erratum (`ecot audit`): flagged in reports
+    trained_on: TrainingData | None = None  # what the model was trained on, when known (its train_summary.json)
 
     @property
     def max_rounds(self) -> int:
@@ -72,6 +74,8 @@ def bench_config(
     errata = {task_id: entry for task_id, entry in settings.errata.items() if task_id in chosen}
     if errata:  # recorded, not part of the identity: a resumed run keeps the errata it began with
         config[BENCH]["errata"] = errata
+    if settings.trained_on is not None:  # metadata of the model, not part of the run's key
+        config[BENCH][TRAINED_ON] = settings.trained_on.record(config[BENCH]["tasks"])
     return config, identity
 
 

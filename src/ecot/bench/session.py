@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecot.bench.contamination import training_data
 from ecot.bench.run import BenchSettings, begin, bench_config
 from ecot.bench.warm import warm_worker
 from ecot.core.errors import EcotError
@@ -48,8 +49,12 @@ def benchmark(
     console: Console | None = None,
 ) -> RunResult:
     """Run (or resume) the benchmark run these arguments name; `not_run_here` of the result names the
-    tasks whose reference does not pass on this machine (checked once, when the run is created)."""
+    tasks whose reference does not pass on this machine (checked once, when the run is created). The
+    run records which of its tasks the model was trained on: `settings.trained_on`, else the
+    train_summary.json of the generator's model when that is a local folder."""
     settings = settings or BenchSettings()
+    if settings.trained_on is None:  # a local model folder says what it was trained on
+        settings = replace(settings, trained_on=training_data(generator))
     options = options or RunOptions()
     config, identity = bench_config(tasks, generator, settings, system_prompt)
     judge = None if world_model is None else _judge(world_model, tasks)  # checked before the store is touched

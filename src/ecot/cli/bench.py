@@ -3,6 +3,7 @@ ArchXBench (n, t), Fix%, fast_p, Acc/Spd, Main%, Comp/IoU), judged by the real t
 
   ecot bench run --domain rtl --generator openai --base-url http://localhost:8000/v1 --model M --samples 10
   ecot bench run suites/verilog-eval --generator hf --model out/sft/model --samples 5 --temperature 0.8
+  ecot bench run suites/verilog-eval --generator openai ... --trained-on out/sft   # a trained model behind an endpoint
   ecot bench run --mode agentic --max-rounds 4 --generator openai ...     # scored after every round
   ecot bench report --store out/bench.db --run 3 --json r3.json --plot r3.png
   ecot bench compare 3 4 --store out/bench.db --plot a_vs_b.png            # per group and per task
@@ -11,7 +12,9 @@ ArchXBench (n, t), Fix%, fast_p, Acc/Spd, Main%, Comp/IoU), judged by the real t
 A benchmark run lives in the store like a synthesis run (resumable: rerun the same command after a
 crash or kill), marked as a benchmark run so `ecot export` keeps its tasks out of training corpora.
 Tasks whose reference does not pass on this machine, and samples the harness could not judge, are
-reported as "not run here", never as model failures. See docs/benchmarks.md.
+reported as "not run here", never as model failures. A model trained by `ecot train sft` says what it
+was trained on (its folder's train_summary.json): `bench run` warns when it scores the model on those
+tasks, and `bench report` prints the same finding it writes in its JSON. See docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
+    from ecot.core.task import Task
+    from ecot.export.decontam import TrainingData
     from ecot.icwm.base import WorldModel
 
 DEFAULT_STORE = Path("out/bench.db")
@@ -36,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     report.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store holding the run (default {DEFAULT_STORE})")
     report.add_argument("--run", type=int, metavar="ID", help="benchmark run (default: the latest)")
     report.add_argument("--corpus", type=Path, metavar="DIR", help="also name the run's tasks found in this exported corpus")
+    report.add_argument("--trained-on", type=Path, metavar="PATH",
+                        help="the model's train_summary.json (or its folder), if the run did not record it")
     report.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
                         help="also flag the tasks of these errata files (`ecot audit --errata`; repeatable)")
     _output_arguments(report)
@@ -80,6 +87,9 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world-model", type=Path, metavar="PATH", help="judge with this ICWM instead of the toolchains (scores marked as predicted)")
     parser.add_argument("--no-reference-check", action="store_true", help="do not run each task's reference first (tasks whose reference fails here are otherwise not attempted)")
     parser.add_argument("--label", help="the model's name in reports (default: the generator's model)")
+    parser.add_argument("--trained-on", type=Path, metavar="PATH",
+                        help="the model's train_summary.json or `ecot train sft` folder (read by itself for a local "
+                             "model folder): the run records which of its tasks the model was trained on")
     parser.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
                         help="errata files (`ecot audit --errata`) whose tasks reports flag, besides each suite's own errata.json")
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store (SQLite; default {DEFAULT_STORE})")
@@ -110,6 +120,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ecot.bench import contamination
     from ecot.bench.run import BenchSettings
     from ecot.bench.session import benchmark
     from ecot.cli.common import console, terminate_as_interrupt
@@ -123,8 +134,10 @@ def _run(args: argparse.Namespace) -> int:
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
+    trained = contamination.training_data(generator, args.trained_on)
     settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label,
-                             _errata(args))
+                             _errata(args), trained)
+    _warn_contamination(args, tasks, trained)
     world = _world_model(args.world_model)
     with terminate_as_interrupt():
         result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
@@ -135,8 +148,24 @@ def _run(args: argparse.Namespace) -> int:
                       "machine (`ecot bench report` lists them)[/yellow]")
     with TrajectoryStore(args.store) as store:
         print_report(store, result, None)
-    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, json=args.json, plot=args.plot, errata=[]))
+    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, trained_on=None, json=args.json,
+                               plot=args.plot, errata=[]))
     return exit_status(result)
+
+
+def _warn_contamination(args: argparse.Namespace, tasks: list[Task], trained: TrainingData | None) -> None:
+    """Before the first request: tasks the model was trained on, and scoring the default suites."""
+    from rich.markup import escape
+
+    from ecot.bench import contamination
+    from ecot.cli.common import console
+
+    line = contamination.before_run(tasks, trained)
+    if line is not None:
+        console.print(f"[yellow]warning: {escape(line['text'])}[/yellow]" if line["warning"] else escape(line["text"]),
+                      highlight=False)
+    if not args.suites:
+        console.print(f"[yellow]{escape(contamination.default_suites_warning(args.store, tasks))}[/yellow]", highlight=False)
 
 
 def _world_model(path: Path | None) -> WorldModel | None:
@@ -155,17 +184,16 @@ def _errata(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ecot.bench import plot, report
+    from ecot.bench import contamination, plot, report
     from ecot.bench.results import latest_run, load_run
     from ecot.cli.common import console
     from ecot.export import decontam
     from ecot.store import TrajectoryStore, require_store
 
+    trained = decontam.read_training_data(args.trained_on) if args.trained_on is not None else None
     with TrajectoryStore(require_store(args.store)) as store:
         run = load_run(store, args.run if args.run is not None else latest_run(store))
-        overlap = decontam.store_overlap(store, run.config)
-    if args.corpus is not None:
-        overlap["corpus"] = {"path": str(args.corpus), "tasks": decontam.corpus_overlap(args.corpus, run.config)}
+        overlap = contamination.findings(store, run, args.corpus, trained)
     data = report.build(run, overlap, _errata(argparse.Namespace(suites=[], errata=args.errata)) if args.errata else None)
     for table in report.tables(data):
         console.print(table)

@@ -8,8 +8,10 @@
 
 `sft` fine-tunes a causal LM with TRL's SFTTrainer on an `ecot export` folder (sft or trace kind):
 loss on the completion only (the <think> trace and the answer), rows longer than --max-length
-tokens left out and listed (never truncated), checkpoints every --save-steps steps, the loss curve
-in OUT/loss.png, a summary in OUT/train_summary.json and the trained model in OUT/model. Nothing is
+tokens left out and listed (never truncated), the validation loss before and after, a progress line
+per logging step, checkpoints every --save-steps steps, the loss curve in OUT/loss.png, a summary in
+OUT/train_summary.json and the trained model in OUT/model with the same summary (base model, data,
+the tasks trained on: `ecot bench run` reads them) and a model card (README.md). Nothing is
 downloaded: the base model is a local folder, a .gguf file or the embedded SmolLM2.
 """
 
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         save_steps=args.save_steps, logging_steps=args.logging_steps, resume=args.resume, seed=args.seed,
         limit=args.limit, threads=args.threads, time_limit_s=args.time_limit,
     )
-    result = train_sft(settings)
+    result = train_sft(settings, say=lambda line: print(line, flush=True))
     print(f"device: {result.device}{' (bf16)' if result.bf16 else ''}")
     stopped = f" (stopped at its --time-limit of {args.time_limit:g}s)" if result.stopped_by_time_limit else ""
     print(f"trained on {result.train_rows} rows ({result.train_tokens} tokens) for {result.steps} steps{stopped}")
@@ -69,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"training loss: {result.train_loss[0][1]:.4f} (step {result.train_loss[0][0]}) -> "
               f"{result.train_loss[-1][1]:.4f} (step {result.train_loss[-1][0]})")
     if result.eval_loss is not None:
-        print(f"validation loss: {result.eval_loss:.4f}")
+        before = f"{result.eval_loss_before:.4f} -> " if result.eval_loss_before is not None else ""
+        print(f"validation loss: {before}{result.eval_loss:.4f}")
     print(f"loss curve: {result.plot}")
-    print(f"model: {result.model_dir}  (serve it: ecot serve --mode hf --model {result.model_dir})")
+    print(f"model: {result.model_dir}  (its card: {result.model_dir / 'README.md'}; serve it: "
+          f"ecot serve --mode hf --model {result.model_dir})")
     return 0

@@ -50,3 +50,7 @@ class TaskOptionsError(TaskFormatError):
     def __init__(self, where: str, option: str, message: str) -> None:
         super().__init__(where, f"option '{option}': {message}")
         self.option = option
+
+
+class Cancelled(Exception):
+    """Whoever asked for a result no longer wants it (a client that hung up): stop, answer nothing."""

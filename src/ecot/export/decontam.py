@@ -5,23 +5,34 @@ prompt, so a re-import under another id is still caught), or when a repair item 
 made from it (the repair split's held-out source tasks). `ecot export` leaves every trajectory of
 such a task out (and every trajectory of a benchmark run itself) unless --allow-overlap;
 `ecot bench report` names the benchmark tasks that training runs of the store also attempted.
+
+A trained model carries what it was trained on: `ecot train sft` writes a `TrainingData` record
+(base model, corpus, the ids and prompt digests of the training rows' tasks) into its folder's
+`train_summary.json`; `ecot bench run` reads it and names the benchmark tasks the model has seen.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from ecot.core.errors import EcotError
 from ecot.core.trajectory import Trajectory
 from ecot.store import TrajectoryStore
 
+log = logging.getLogger(__name__)
+
 CORPUS_FILES = ("train.jsonl", "validation.jsonl")
 BENCH = "bench"  # the key of a run config that marks a benchmark run
+SUMMARY = "train_summary.json"  # a trained model's record, in its folder and in the training run's folder
+TRAINED_ON = "trained_on"  # the key of that record in the summary
 
 
 def bench_runs(store: TrajectoryStore) -> list[dict[str, Any]]:
@@ -77,9 +88,7 @@ def keep_clean(stream: Iterable[Trajectory], benchmark: BenchmarkTasks, dropped:
 
 def store_overlap(store: TrajectoryStore, run_config: dict[str, Any]) -> dict[str, Any]:
     """The tasks of one benchmark run that non-benchmark runs of the store attempted too."""
-    tasks = run_config[BENCH].get("tasks") or {}
-    ids = set(tasks) | {info["source"] for info in tasks.values() if info.get("source")}
-    prompts = {info["prompt"] for info in tasks.values() if info.get("prompt")}
+    ids, prompts = _keys(run_config)
     training = [run for run in store.runs() if not isinstance(run["config"].get(BENCH), dict)]
     seen: set[str] = set()
     for run in training:
@@ -89,11 +98,70 @@ def store_overlap(store: TrajectoryStore, run_config: dict[str, Any]) -> dict[st
     return {"training_runs": [int(r["id"]) for r in training], "tasks": sorted(seen)}
 
 
-def corpus_overlap(corpus: Path, run_config: dict[str, Any]) -> list[str]:
-    """Task ids of an exported corpus (train/validation JSONL) that are tasks of the benchmark run."""
+def _keys(run_config: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """(task ids, prompt digests) by which a benchmark run's tasks are recognised: each task's id, the
+    task a repair item was made from, and each prompt's digest."""
     tasks = run_config[BENCH].get("tasks") or {}
     ids = set(tasks) | {info["source"] for info in tasks.values() if info.get("source")}
-    prompts = {info["prompt"] for info in tasks.values() if info.get("prompt")}
+    return ids, {info["prompt"] for info in tasks.values() if info.get("prompt")}
+
+
+class TrainingData(BaseModel):
+    """What a trained model saw; `ecot train sft` writes it under "trained_on" in train_summary.json."""
+
+    model_config = ConfigDict(extra="ignore")
+    base_model: str
+    data: str  # the corpus (an `ecot export` folder or file)
+    tasks: list[str]  # ids of the tasks of the training rows
+    prompts: list[str] = []  # sha256 of their prompts (a task re-imported under another id is still found)
+    summary: str = ""  # the file this record was read from
+
+    def seen(self, tasks: dict[str, dict[str, Any]]) -> list[str]:
+        """The benchmark tasks (id -> the run config's task info) this model was trained on, by id,
+        repair source or prompt text."""
+        ids, prompts = set(self.tasks), set(self.prompts)
+        found = [task_id for task_id, info in tasks.items()
+                 if task_id in ids or info.get("source") in ids or info.get("prompt") in prompts]
+        return sorted(found)
+
+    def record(self, tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """What a benchmark run keeps of it: where it came from and which of its tasks the model has seen."""
+        return {"summary": self.summary, "base_model": self.base_model, "data": self.data,
+                "trained_tasks": len(self.tasks), "tasks": self.seen(tasks)}
+
+
+def read_training_data(path: Path) -> TrainingData:
+    """The record of a trained model: `path` is its folder, the training run's folder or the summary file."""
+    path = Path(path)
+    candidates = [path] if path.is_file() else [path / SUMMARY, path.parent / SUMMARY]
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        raise EcotError(f"{path}: no {SUMMARY} (give the folder `ecot train sft --out` wrote, its model folder or the file)")
+    try:
+        record = json.loads(found.read_text(encoding="utf-8"))[TRAINED_ON]
+        return TrainingData.model_validate({**record, "summary": str(found.resolve())})
+    except (ValueError, KeyError, TypeError, ValidationError):
+        raise EcotError(f"{found}: no record of the training data under '{TRAINED_ON}' "
+                        "(written by `ecot train sft` of this ecot version)") from None
+
+
+def model_training_data(model: str | None) -> TrainingData | None:
+    """The record in a local model folder (an `ecot train sft` output), if the model is one; else None."""
+    if not model or not Path(model).is_dir():
+        return None
+    folder = Path(model)
+    if not any((where / SUMMARY).is_file() for where in (folder, folder.parent)):
+        return None
+    try:
+        return read_training_data(folder)
+    except EcotError as err:  # an older summary: say so, and go on without it
+        log.warning("%s", err)
+        return None
+
+
+def corpus_overlap(corpus: Path, run_config: dict[str, Any]) -> list[str]:
+    """Task ids of an exported corpus (train/validation JSONL) that are tasks of the benchmark run."""
+    ids, prompts = _keys(run_config)
     if not Path(corpus).is_dir():
         raise EcotError(f"--corpus {corpus} is not a folder (give the folder `ecot export --out` wrote)")
     found: set[str] = set()

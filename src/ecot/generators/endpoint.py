@@ -2,7 +2,8 @@
 
 The pre-flight asks the endpoint for its models (or, where it has no such route, for a 1-token
 completion) before a run starts, so a closed port or a wrong key costs one request and one line that
-names the URL, not a minute of retries per trajectory. The breaker stops a run whose endpoint went
+names the URL, not a minute of retries per trajectory; a model it does not list is tried with one
+token, and a 404 for it stops the run before it starts. The breaker stops a run whose endpoint went
 away mid-run: after `failures` connection failures in a row, spanning at least `seconds`, every
 request fails at once instead of backing off.
 """
@@ -47,10 +48,17 @@ def preflight(base_url: str | None, api_key: str, model: str, timeout: float = P
     client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
     try:
         try:
-            return [m.id for m in client.models.list()]
+            models = [m.id for m in client.models.list()]
         except openai.NotFoundError:  # no /models route: one token of a completion proves the rest
-            client.chat.completions.create(model=model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+            _one_token(client, model)
             return []
+        if models and model not in models:  # an alias may still work; a 404 says it does not
+            try:
+                _one_token(client, model)
+            except openai.NotFoundError:
+                raise EndpointError(f"endpoint {where} does not serve model {model!r} (it lists: {_shown(models)}); "
+                                    "pass --model with one of those") from None
+        return models
     except openai.APITimeoutError:
         raise EndpointError(f"endpoint {where} did not answer within {timeout:g} s (pre-flight request)") from None
     except openai.APIConnectionError as err:
@@ -59,6 +67,14 @@ def preflight(base_url: str | None, api_key: str, model: str, timeout: float = P
         raise EndpointError(f"endpoint {where} refused the pre-flight request ({err.status_code}): {_short(err)}") from None
     finally:
         client.close()
+
+
+def _one_token(client: openai.OpenAI, model: str) -> None:
+    client.chat.completions.create(model=model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+
+
+def _shown(models: list[str]) -> str:
+    return ", ".join(models[:5]) + (" ..." if len(models) > 5 else "")
 
 
 def _short(err: openai.APIStatusError) -> str:
@@ -106,7 +122,6 @@ class CircuitBreaker:
 
 
 def listed(models: list[str], model: str, where: str) -> None:
-    """Warn (not fail: servers often accept aliases) when the endpoint does not list the model."""
+    """Warn (not fail: the pre-flight found the endpoint accepts it as an alias) when it does not list the model."""
     if models and model not in models:
-        shown = ", ".join(models[:5]) + (" ..." if len(models) > 5 else "")
-        log.warning("endpoint %s does not list model %r (it lists: %s)", where, model, shown)
+        log.warning("endpoint %s does not list model %r (it lists: %s)", where, model, _shown(models))

