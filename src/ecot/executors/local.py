@@ -18,6 +18,8 @@ is written by the driver alone, after a result comes back, so a resubmitted task
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -45,6 +47,7 @@ from ecot.executors.work import (
     lost_outcome,
     spin,
     warm_backend,
+    worker_ready,
     worker_started,
 )
 
@@ -87,6 +90,25 @@ class LocalPool:
         self.stats = ExecutorStats()
         self.gate = PendingGate(max_pending or 4 * self.workers, self.stats)
         self._pool = self._new_pool()
+        self._ahead([(worker_ready, ())] * self.workers)  # the workers start while the caller loads its tasks
+
+    def warm(self, domains: Iterable[str]) -> None:
+        """Load these domains' backends in every worker before the first task (their warm state, e.g. a
+        sandbox or an interpreter, starts then); nothing waits for it."""
+        self._ahead([(warm_backend, (domain,)) for _ in range(self.workers) for domain in sorted(set(domains))])
+
+    def _ahead(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+        """Submit calls whose results nobody reads, from a thread: starting a worker blocks the submitter."""
+        pool = self._pool
+
+        def submit() -> None:
+            try:
+                for fn, args in calls:
+                    pool.submit(fn, *args)
+            except (RuntimeError, BrokenProcessPool):  # the pool was closed or lost meanwhile: nothing to warm
+                pass
+
+        threading.Thread(target=submit, name="ecot-pool-warm-up", daemon=True).start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # forkserver: workers do not inherit the event loop, sqlite handles or model weights

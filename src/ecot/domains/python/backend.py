@@ -62,7 +62,10 @@ class PythonBackend(Backend[PythonOptions]):
     install_hint = "install the Debian package python3 (`make setup`)"
 
     def __init__(self, warm: bool = True) -> None:
-        self.jobs = JobRunner(warm)  # the warm judge, started by the first job
+        self.jobs = JobRunner(warm)  # the warm judge, started by prepare() or the first job
+
+    def prepare(self) -> None:
+        self.jobs.warm_up()
 
     def close(self) -> None:
         self.jobs.close()

@@ -23,6 +23,7 @@ import threading
 from ecot import sandbox
 from ecot.core.task import Limits
 from ecot.domains.python import bundle as python_bundle
+from ecot.sandbox.spawn import in_background
 from ecot.sandbox.warm import Interpreter, WarmPython
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,11 @@ class JobRunner:
             sandbox.write_files(work, {**files, **python_bundle.texts(modules)})
             python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
             return sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, limits, env=ENV)
+
+    def warm_up(self) -> None:
+        """Start the warm judge in the background (the first job waits for it, or runs served if it fails)."""
+        if self.warm and self._judge is None:
+            in_background(self._warm_judge)
 
     def _warm_judge(self) -> WarmPython | None:
         if not self.warm or self._unusable:

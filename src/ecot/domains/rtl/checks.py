@@ -17,7 +17,7 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
-from ecot.core.task import Task
+from ecot.core.task import Limits, Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.domain import RtlLabel
@@ -119,11 +119,16 @@ def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: 
     else:
         passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
     command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
-    limits = task.limits.scaled(output_kb=4096)
+    limits = yosys_limits(task.limits)
     if ahead:
         # wall time only: a sandbox server retires itself once its own CPU use nears half of cpu_s
         limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S))
     return sandbox.run(command, folder, limits, proc_fs=True)
+
+
+def yosys_limits(limits: Limits) -> Limits:
+    """Yosys's limits for a task's: its statistics need more output room."""
+    return limits.scaled(output_kb=4096)
 
 
 def cut_short(result: sandbox.ExecResult) -> bool:
