@@ -36,6 +36,7 @@ from ecot.executors.work import (
     TOOLCHAIN,
     Executor,
     ExecutorStats,
+    Machine,
     PendingGate,
     Work,
     WorkerLost,
@@ -112,7 +113,9 @@ class LocalPool:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # forkserver: workers do not inherit the event loop, sqlite handles or model weights
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"), initializer=worker_started)
+        spare = self.workers < Machine.here().cores  # the cores no worker uses are the evaluations' to share
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"), initializer=worker_started,
+                                   initargs=(spare,))
 
     async def submit(self, work: Work) -> Any:
         loop = asyncio.get_running_loop()

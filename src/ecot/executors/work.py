@@ -91,11 +91,18 @@ def worker_ready() -> None:
     import ecot.domains  # noqa: F401 - the registry of backends, imported before the first task arrives
 
 
-def worker_started() -> None:
+def worker_started(spare_cores: bool = False) -> None:
     """Runs first in each local worker process: its backends are closed when the worker exits. Pool
     workers leave through multiprocessing, which runs its finalizers but not atexit hooks; this one
-    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use."""
+    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use.
+    spare_cores: the pool has fewer workers than the machine has cores, so backends may run one
+    evaluation's independent steps side by side (Backend.overlap: rtl runs Yosys beside the simulation)."""
     from multiprocessing import util
+
+    if spare_cores:
+        from ecot.domains.base import Backend
+
+        Backend.overlap = True
 
     util.Finalize(None, close_worker_backends, exitpriority=20)
 

@@ -62,11 +62,12 @@ class RtlBackend(Backend[RtlOptions]):
         Yosys's (which needs /proc) start side by side instead of one after the other."""
         self._warm_up(Limits(), structural=True)
 
-    @staticmethod
-    def _warm_up(limits: Limits, structural: bool) -> None:
+    def _warm_up(self, limits: Limits, structural: bool) -> None:
         sandbox.prestart(limits)
         if structural:
             sandbox.prestart(checks.yosys_limits(limits), proc_fs=True)
+        if structural and self.overlap:
+            sandbox.prestart(checks.yosys_limits(limits, ahead=True), proc_fs=True)
 
     def evaluate(self, task: Task, options: RtlOptions, candidate: str) -> Outcome:
         mode = options.synth

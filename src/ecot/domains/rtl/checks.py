@@ -119,16 +119,14 @@ def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: 
     else:
         passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
     command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
-    limits = yosys_limits(task.limits)
-    if ahead:
-        # wall time only: a sandbox server retires itself once its own CPU use nears half of cpu_s
-        limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S))
-    return sandbox.run(command, folder, limits, proc_fs=True)
+    return sandbox.run(command, folder, yosys_limits(task.limits, ahead), proc_fs=True)
 
 
-def yosys_limits(limits: Limits) -> Limits:
-    """Yosys's limits for a task's: its statistics need more output room."""
-    return limits.scaled(output_kb=4096)
+def yosys_limits(limits: Limits, ahead: bool = False) -> Limits:
+    """Yosys's limits for a task's: its statistics need more output room; a run made ahead gets AHEAD_S
+    of wall time only (a sandbox server retires itself once its own CPU use nears half of cpu_s)."""
+    scaled = limits.scaled(output_kb=4096)
+    return scaled.scaled(wall_s=min(scaled.wall_s, AHEAD_S)) if ahead else scaled
 
 
 def cut_short(result: sandbox.ExecResult) -> bool:
