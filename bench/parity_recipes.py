@@ -18,7 +18,8 @@ for, and prints one JSON object: per candidate, whether it passed and how long i
   not the benchmark's protocol).
 
 Candidates are files named after ecot's task ids (`rtllm__<design>.v`, `humaneval__HumanEval_<n>.py`).
-Workers: a thread pool of N, each running one evaluation at a time, as both harnesses do.
+Workers: a thread pool of N, each running one evaluation at a time, as both harnesses do. `--copies K`
+evaluates every candidate K times (K samples per task, as when a model is scored on many samples).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any
 RTLLM_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"
 PASSED = re.compile(r"=+\s*Your Design Passed\s*=+")
 TIMEOUT_S = 3.0
-SIM_TIMEOUT_S = 60.0
+SIM_TIMEOUT_S = 20.0  # RTLLM's makefiles set none; ecot's default wall limit, so a hung design costs both the same
 
 
 # -- RTLLM ------------------------------------------------------------------------------------------
@@ -69,13 +70,13 @@ def rtllm_one(folder: Path, design: str) -> bool:
         return PASSED.search(ran.stdout) is not None
 
 
-def run_rtllm(root: Path, candidates: Path, workers: int) -> dict[str, Any]:
+def run_rtllm(root: Path, candidates: Path, workers: int, copies: int = 1) -> dict[str, Any]:
     jobs = []
     for name, folder in rtllm_designs(root).items():
         found = candidates / f"rtllm__{name}.v"
         if found.exists():
             jobs.append((f"rtllm/{name}", folder, found.read_text(encoding="utf-8", errors="replace")))
-    return judge_all(jobs, rtllm_one, workers)
+    return judge_all(jobs, rtllm_one, workers, copies)
 
 
 # -- HumanEval ----------------------------------------------------------------------------------------
@@ -163,17 +164,17 @@ def humaneval_lean(problem: dict[str, Any], candidate: str) -> bool:
     return verdict == "passed"
 
 
-def run_humaneval(candidates: Path, workers: int, lean: bool = False) -> dict[str, Any]:
+def run_humaneval(candidates: Path, workers: int, lean: bool = False, copies: int = 1) -> dict[str, Any]:
     jobs = []
     for task_id, problem in humaneval_problems().items():
         found = candidates / f"humaneval__{task_id.replace('/', '_')}.py"
         if found.exists():
             jobs.append((f"humaneval/{task_id.replace('/', '_')}", problem, found.read_text(encoding="utf-8")))
-    return judge_all(jobs, humaneval_lean if lean else humaneval_one, workers)
+    return judge_all(jobs, humaneval_lean if lean else humaneval_one, workers, copies)
 
 
 # -- shared ---------------------------------------------------------------------------------------------
-def judge_all(jobs: list[tuple[str, Any, str]], judge: Any, workers: int) -> dict[str, Any]:
+def judge_all(jobs: list[tuple[str, Any, str]], judge: Any, workers: int, copies: int = 1) -> dict[str, Any]:
     def one(job: tuple[str, Any, str]) -> tuple[str, bool, float]:
         start = time.perf_counter()
         passed = judge(job[1], job[2])
@@ -181,7 +182,7 @@ def judge_all(jobs: list[tuple[str, Any, str]], judge: Any, workers: int) -> dic
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(one, jobs))
+        results = list(pool.map(one, [job for job in jobs for _ in range(copies)]))
     return {"wall_s": time.perf_counter() - start, "passed": {k: p for k, p, _ in results},
             "eval_s": {k: s for k, _, s in results}}
 
@@ -192,11 +193,12 @@ def main() -> int:
     parser.add_argument("paths", nargs="+", type=Path, help="rtllm: RTLLM_ROOT CANDIDATES; humaneval: CANDIDATES")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--lean", action="store_true", help="humaneval: a pipe instead of a manager (a floor)")
+    parser.add_argument("--copies", type=int, default=1, help="evaluate every candidate this many times (samples per task)")
     args = parser.parse_args()
     if args.benchmark == "rtllm":
-        result = run_rtllm(args.paths[0], args.paths[1], args.workers)
+        result = run_rtllm(args.paths[0], args.paths[1], args.workers, args.copies)
     else:
-        result = run_humaneval(args.paths[0], args.workers, args.lean)
+        result = run_humaneval(args.paths[0], args.workers, args.lean, args.copies)
     json.dump(result, sys.stdout)
     return 0
 

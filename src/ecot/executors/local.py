@@ -76,6 +76,9 @@ __all__ = [
 ]
 
 
+FORKSERVER_PRELOAD = ("__main__", "ecot.executors.work", "ecot.domains")  # __main__: functions a script defines
+
+
 # -- the local engine --------------------------------------------------------------------------------
 class LocalPool:
     """Worker processes on this machine; each keeps its backends warm (one instance per domain).
@@ -112,10 +115,12 @@ class LocalPool:
         threading.Thread(target=submit, name="ecot-pool-warm-up", daemon=True).start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # forkserver: workers do not inherit the event loop, sqlite handles or model weights
+        # forkserver: workers do not inherit the event loop, sqlite handles or model weights; what every
+        # worker imports is imported once, by the fork server, before it forks them
+        context = get_context("forkserver")
+        context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
         spare = self.workers < Machine.here().cores  # the cores no worker uses are the evaluations' to share
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"), initializer=worker_started,
-                                   initargs=(spare,))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=worker_started, initargs=(spare,))
 
     async def submit(self, work: Work) -> Any:
         loop = asyncio.get_running_loop()
