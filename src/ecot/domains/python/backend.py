@@ -25,6 +25,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from ecot.core.errors import ToolMissingError
@@ -116,10 +117,15 @@ class PythonBackend(Backend[PythonOptions]):
 
 def reference_key(task: Task, spec: PySpec) -> str:
     """Everything the reference's run reads: the task's content, its options, the interpreter, the harness."""
-    harness = python_bundle.texts(HARNESS + CHECK_HARNESS)
     return taskcache.key("python-reference", dict(task.files), task.reference, spec.model_dump(mode="json"),
-                         task.limits.to_dict(), taskcache.tool_identity(INTERPRETER), sorted(harness.items()),
-                         taskcache.code_identity(__name__))
+                         task.limits.to_dict(), taskcache.tool_identity(INTERPRETER), _harness_identity())
+
+
+@cache
+def _harness_identity() -> str:
+    """The code that measures a reference and reads its measurement back: the harness's and this module's."""
+    harness = python_bundle.texts(HARNESS + CHECK_HARNESS + TRACE_HARNESS)
+    return taskcache.key("python-harness", sorted(harness.items()), taskcache.code_identity(__name__))
 
 
 def _dump(reference: Reference) -> dict[str, Any] | None:
