@@ -28,24 +28,24 @@ from pathlib import Path
 
 from ecot.core.task import Task
 from ecot.domains import get_backend
+from ecot.domains.rtl.checks import yosys_script
 from ecot.domains.rtl.logs import may_reach_outside, top_testbench_module
 from ecot.domains.rtl.options import RtlOptions
 from ecot.domains.rtl.sim import testbench_name
+from ecot.sandbox.isolation import work_root
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTLLM = Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"
 
 
-YOSYS_SCRIPT = "read_verilog -sv design.sv; {hierarchy}; proc; flatten; check; opt_clean; stat"
-
-
 def bare_once(task: Task, yosys: bool = False) -> float:
     """The iverilog + vvp commands the backend runs (and its Yosys script), straight, in a scratch folder."""
-    tb_name = testbench_name(task, RtlOptions.of_task(task))
-    with tempfile.TemporaryDirectory() as tmp:
+    options = RtlOptions.of_task(task)
+    tb_name, design = testbench_name(task, options), options.design_file
+    with tempfile.TemporaryDirectory(dir=work_root()) as tmp:  # the file system the backend's jobs use
         work = Path(tmp)
-        sources = ["design.sv"]
-        (work / "design.sv").write_text(task.reference or "")
+        sources = [design]
+        (work / design).write_text(task.reference or "")
         for name, text in task.files.items():
             (work / name).write_text(text)
             if name.endswith((".v", ".sv")):
@@ -55,12 +55,10 @@ def bare_once(task: Task, yosys: bool = False) -> float:
         subprocess.run(["iverilog", "-g2012", "-s", top, "-o", "sim.vvp", *sources], cwd=work, capture_output=True, check=True)
         subprocess.run(["vvp", "-n", "sim.vvp", "-none"], cwd=work, capture_output=True, timeout=60)
         if may_reach_outside(task.reference or ""):  # the backend then elaborates the design alone too
-            alone = ["iverilog", "-g2012", "-s", str(task.option("top")), "-t", "null", "-o", "alone.out", "design.sv"]
+            alone = ["iverilog", "-g2012", "-s", str(task.option("top")), "-t", "null", "-o", "alone.out", design]
             subprocess.run(alone, cwd=work, capture_output=True)
-        if yosys:
-            top = task.option("top")
-            script = YOSYS_SCRIPT.format(hierarchy=f"hierarchy -top {top}" if top else "hierarchy")
-            subprocess.run(["yosys", "-Q", "-p", script], cwd=work, capture_output=True)
+        if yosys:  # the backend's own script, on the design as written
+            subprocess.run(["yosys", "-Q", "-p", yosys_script(options)], cwd=work, capture_output=True)
         return time.perf_counter() - start
 
 

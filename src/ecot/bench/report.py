@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from ecot.bench.metrics import by_name
@@ -16,14 +17,15 @@ from ecot.bench.scores import OVERALL, group_scores, per_task
 from ecot.core.trajectory import REAL
 
 SHOWN_NOT_RUN = 8  # tasks listed by name under the tables
+FLAGGED = "†"  # marks a group holding tasks the errata flag (weak or broken tests)
 
 
-def build(run: BenchRun, contamination: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The whole report of one run as plain data."""
+def build(run: BenchRun, contamination: dict[str, Any] | None = None, errata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole report of one run as plain data; `errata` (task id -> erratum) adds to those the run recorded."""
     final = run.rounds
     groups = group_scores(run, final)
     by_round = {r: {g.group: g.scores["pass@1"].value for g in group_scores(run, r)} for r in range(final + 1)} if final else {}
-    return {
+    report = {
         "run": run.run_id,
         "label": run.label,
         "generator": run.config.get("generator", {}),
@@ -37,6 +39,19 @@ def build(run: BenchRun, contamination: dict[str, Any] | None = None) -> dict[st
         "tasks": per_task(run, final),
         "contamination": contamination or {},
     }
+    return with_errata(report, run, {**(run.bench.get("errata") or {}), **(errata or {})})
+
+
+def with_errata(report: dict[str, Any], run: BenchRun, errata: dict[str, Any]) -> dict[str, Any]:
+    """Flag the tasks an audit found weak or broken: their erratum in each task row, the flagged tasks in
+    each group and at the top; they are scored, never silently."""
+    flagged = {task_id: entry for task_id, entry in errata.items() if task_id in run.tasks}
+    for task_id, row in report["tasks"].items():
+        row["errata"] = flagged.get(task_id)
+    for group in report["groups"]:
+        group["flagged_tasks"] = sorted(t for t in flagged if group["group"] in (run.tasks[t].group, OVERALL))
+    report["errata"] = flagged
+    return report
 
 
 def cell(score: dict[str, Any], unit: str) -> str:
@@ -92,8 +107,11 @@ def _table(title: str, groups: list[dict[str, Any]], names: list[str], with_coun
             table.add_column(column, justify="right")
     for name in names:
         table.add_column(name, justify="right", min_width=len(name))
+    if any(group.get("flagged_tasks") for group in groups):
+        table.caption = ((table.caption + "; ") if table.caption else "") + f"{FLAGGED}: holds tasks `ecot audit` flags (below)"
     for group in groups:
-        row = [f"[bold]{group['group']}[/bold]" if group["group"] == OVERALL else group["group"]]
+        name = group["group"] + (FLAGGED if group.get("flagged_tasks") else "")
+        row = [f"[bold]{name}[/bold]" if group["group"] == OVERALL else name]
         if with_counts:
             skipped = group["not_run_here"]
             row += [str(group["tasks"]), str(group["samples"]),
@@ -130,6 +148,17 @@ def notes(report: dict[str, Any]) -> list[str]:
             lines.append(f"  {task}: {why[:200]}")
         if skipped["tasks"] > SHOWN_NOT_RUN:
             lines.append(f"  ... and {skipped['tasks'] - SHOWN_NOT_RUN} more (--json lists them all)")
+    errata = report.get("errata") or {}
+    if errata:
+        lines.append(f"[yellow]{FLAGGED} {len(errata)} tasks are flagged by `ecot audit` (scored, but their tests are weak or "
+                     "their reference is broken; see the errata):[/yellow]")
+        for task, entry in list(errata.items())[:SHOWN_NOT_RUN]:
+            score = entry.get("score")
+            shown = f" (mutation score {score:.0%})" if isinstance(score, int | float) else ""
+            said = f"  {task}: {', '.join(entry.get('flags') or [])}{shown}: {str(entry.get('note', ''))[:200]}"
+            lines.append(escape(said))  # an imported suite's text, printed with markup on
+        if len(errata) > SHOWN_NOT_RUN:
+            lines.append(f"  ... and {len(errata) - SHOWN_NOT_RUN} more (--json lists them all)")
     if overall["pending_samples"]:
         lines.append(f"[yellow]{overall['pending_samples']} samples are not finished: rerun `ecot bench run` with the "
                      "same arguments to resume; the scores above count finished samples only[/yellow]")

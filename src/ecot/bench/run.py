@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ecot.bench.results import TaskInfo
@@ -43,6 +43,7 @@ class BenchSettings:
     samples: int = 1
     reference_check: bool = True
     label: str | None = None  # the model's name in reports (default: the generator's model)
+    errata: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> its erratum (`ecot audit`): flagged in reports
 
     @property
     def max_rounds(self) -> int:
@@ -67,6 +68,10 @@ def bench_config(
     config[BENCH] = {**marker, "tasks": {t.id: asdict(task_info(t)) for t in tasks}}
     if settings.label:
         config[BENCH]["label"] = settings.label
+    chosen = {t.id for t in tasks}
+    errata = {task_id: entry for task_id, entry in settings.errata.items() if task_id in chosen}
+    if errata:  # recorded, not part of the identity: a resumed run keeps the errata it began with
+        config[BENCH]["errata"] = errata
     return config, identity
 
 

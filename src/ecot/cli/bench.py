@@ -36,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     report.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store holding the run (default {DEFAULT_STORE})")
     report.add_argument("--run", type=int, metavar="ID", help="benchmark run (default: the latest)")
     report.add_argument("--corpus", type=Path, metavar="DIR", help="also name the run's tasks found in this exported corpus")
+    report.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
+                        help="also flag the tasks of these errata files (`ecot audit --errata`; repeatable)")
     _output_arguments(report)
     compare = sub.add_parser("compare", help="two benchmark runs side by side and the difference per task")
     compare.add_argument("run_a", type=int, metavar="RUN_A")
@@ -81,6 +83,8 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world-model", type=Path, metavar="PATH", help="judge with this ICWM instead of the toolchains (scores marked as predicted)")
     parser.add_argument("--no-reference-check", action="store_true", help="do not run each task's reference first (tasks whose reference fails here are otherwise not attempted)")
     parser.add_argument("--label", help="the model's name in reports (default: the generator's model)")
+    parser.add_argument("--errata", type=Path, action="append", default=[], metavar="FILE",
+                        help="errata files (`ecot audit --errata`) whose tasks reports flag, besides each suite's own errata.json")
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"store (SQLite; default {DEFAULT_STORE})")
     parser.add_argument("--workers", type=int, help="backend workers (default: all cores)")
     parser.add_argument("--max-in-flight", type=int, default=64, help="samples advancing at once (default 64)")
@@ -133,7 +137,8 @@ def _run(args: argparse.Namespace) -> int:
     tasks = runnable_tasks(args)
     system_prompt = read_text(args.system_prompt, "--system-prompt") if args.system_prompt else None
     generator = make_generator(args.generator, generator_options(args))
-    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label)
+    settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label,
+                             _errata(args))
     world = _world_model(args.world_model)
     result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
                        options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
@@ -143,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
                       "machine (`ecot bench report` lists them)[/yellow]")
     with TrajectoryStore(args.store) as store:
         print_report(store, result, None)
-    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, json=args.json, plot=args.plot))
+    _report(argparse.Namespace(store=args.store, run=result.run_id, corpus=None, json=args.json, plot=args.plot, errata=[]))
     return exit_status(result)
 
 
@@ -153,6 +158,13 @@ def _world_model(path: Path | None) -> WorldModel | None:
     from ecot.icwm import load_model
 
     return load_model(path)
+
+
+def _errata(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """task id -> erratum: the errata beside the suites (errata.json), then those --errata names."""
+    from ecot.audit.errata import suite_errata
+
+    return {task_id: entry.model_dump() for task_id, entry in suite_errata(args.suites, args.errata).items()}
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -167,7 +179,7 @@ def _report(args: argparse.Namespace) -> int:
         overlap = decontam.store_overlap(store, run.config)
     if args.corpus is not None:
         overlap["corpus"] = {"path": str(args.corpus), "tasks": decontam.corpus_overlap(args.corpus, run.config)}
-    data = report.build(run, overlap)
+    data = report.build(run, overlap, _errata(argparse.Namespace(suites=[], errata=args.errata)) if args.errata else None)
     for table in report.tables(data):
         console.print(table)
     for line in report.notes(data):

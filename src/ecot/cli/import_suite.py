@@ -3,9 +3,14 @@
 FORMAT is an importer's name (`ecot import --help` lists each with one line; docs/importers.md).
 OUT becomes a suite folder (one task.toml folder per task) or, with --jsonl, one JSONL file. An
 existing non-empty OUT is only replaced with --force, and only when it holds nothing but a previous
-suite. Files and rows an importer leaves out are named with the reason. Example:
+suite (and its errata). Files and rows an importer leaves out are named with the reason. Example:
 
     ecot import rtllm ../shared/data/rtllm suites/rtllm
+
+Then a quick audit of the imported tasks runs (unless --no-audit): each reference twice and a few
+mutants per task (`ecot audit OUT` runs the full one); its summary is printed and the tasks it flags
+(weak or broken tests) are written as the suite's errata (OUT/errata.json, or <name>.errata.json
+beside a JSONL suite), which `ecot bench` reads.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecot.audit.defaults import IMPORT_BUDGET_S, IMPORT_MUTANTS
 from ecot.core.errors import EcotError
 
 if TYPE_CHECKING:
@@ -40,6 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict-checks", action="store_true",
                         help="RTL: fail designs on ecot's structural checks (latches, loops, multiple drivers) even where "
                              "the benchmark's own harness does not apply them (sets synth = \"check\")")
+    parser.add_argument("--audit", action=argparse.BooleanOptionalAction, default=True,
+                        help="audit the imported tasks and write their errata beside the suite (default: on)")
+    parser.add_argument("--audit-mutants", type=int, default=IMPORT_MUTANTS, metavar="N",
+                        help=f"mutants per task in that audit (default {IMPORT_MUTANTS}; `ecot audit` runs more)")
+    parser.add_argument("--audit-budget", type=float, default=IMPORT_BUDGET_S, metavar="S",
+                        help=f"the audit starts no task after S seconds (default {IMPORT_BUDGET_S:g}; 0: no limit)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the audit (default: all cores)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jsonl and args.out.is_dir():
         raise EcotError(f"{args.out} is a folder; --jsonl writes one file (give a path such as {args.out / 'suite.jsonl'})")
+    if args.audit_mutants < 0 or args.audit_budget < 0:
+        raise EcotError("--audit-mutants and --audit-budget must be >= 0")
     skips: list[Skipped] = []
     tasks = import_tasks(args.format, args.source, skips)  # import everything before touching OUT
     if args.strict_checks:
@@ -64,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         if flagged:
             print(f"  {len(flagged)} tagged {tag!r}: {', '.join(flagged)}")
     _print_skips(skips)
+    if args.audit:
+        _audit(tasks, args)
     return 0
 
 
@@ -75,6 +92,26 @@ def _print_skips(skips: list[Skipped]) -> None:
     for reason, names in by_reason.items():
         more = f", and {len(names) - SHOWN_SKIPS} more" if len(names) > SHOWN_SKIPS else ""
         print(f"  skipped {len(names)} ({reason}): {', '.join(names[:SHOWN_SKIPS])}{more}")
+
+
+def _audit(tasks: list[Task], args: argparse.Namespace) -> None:
+    """The quick audit of what was imported: its summary, and the errata beside the suite."""
+    from ecot.audit.defaults import IMPORT_RUNS
+    from ecot.audit.errata import errata_path, from_audit, write_errata
+    from ecot.audit.verdicts import AuditSettings
+    from ecot.cli.audit_suite import audit, print_brief
+
+    settings = AuditSettings(mutants=args.audit_mutants, runs=IMPORT_RUNS, budget_s=args.audit_budget or None)
+    report = audit(tasks, [str(args.out)], settings, args.workers)
+    errata = from_audit(report)
+    path = errata_path(args.out)
+    write_errata(errata, path)
+    print(f"audit ({IMPORT_RUNS} runs of each reference, up to {settings.mutants} mutants per task, {report.seconds:.0f} s): "
+          f"{len(errata.tasks)} of {errata.audited} tasks flagged, written to {path} (`ecot audit {args.out}` runs the full audit)")
+    print_brief(report)
+    late = sum(1 for t in report.tasks if t.skipped and t.skipped.startswith("not started"))
+    if late:
+        print(f"  {late} tasks were not audited within --audit-budget {args.audit_budget:g} s: `ecot audit {args.out}` audits them")
 
 
 def _strict(task: Task) -> Task:
@@ -107,6 +144,8 @@ def _reference_name(task: Task) -> str:
 
 
 def _clear_target(out: Path, force: bool) -> None:
+    from ecot.audit.errata import errata_path
+
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     if not force:
@@ -115,6 +154,7 @@ def _clear_target(out: Path, force: bool) -> None:
         if not _is_jsonl_suite(out):
             raise EcotError(f"refusing to replace {out}: it is not an ecot JSONL suite; remove it yourself")
         out.unlink()
+        errata_path(out).unlink(missing_ok=True)  # the previous suite's errata
         return
     stray = _non_suite_file(out)
     if stray is not None:
@@ -133,11 +173,12 @@ def _is_jsonl_suite(path: Path) -> bool:
 
 
 def _non_suite_file(folder: Path) -> Path | None:
-    """A file under `folder` outside every task folder (so --force never deletes unrelated data)."""
+    """A file under `folder` outside every task folder and not its errata (so --force never deletes unrelated data)."""
+    from ecot.audit.errata import errata_path
     from ecot.tasks.suite import TASK_FILE
 
     task_dirs = {path.parent for path in folder.rglob(TASK_FILE)}
     for path in folder.rglob("*"):
-        if path.is_file() and not any(parent in task_dirs for parent in path.parents):
+        if path.is_file() and path != errata_path(folder) and not any(parent in task_dirs for parent in path.parents):
             return path
     return None

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ecot.core.scoring import BenchMetric
     from ecot.core.task import Task
-    from ecot.core.views import PreviewHook, TraceFormat
+    from ecot.core.views import PreviewHook, ToolDrift, TraceFormat
 
 __all__ = [
     "DOMAINS",
@@ -95,6 +95,7 @@ class Domain:
     metrics: str | None = None  # "module:attr" of the domain's own benchmark metrics (tuple of BenchMetric)
     preview: str | None = None  # "module:attr" of a PreviewHook: a picture of a candidate for reports
     traces: str | None = None  # "module:attr" of the TraceFormat of the execution traces its backend records
+    drift: str | None = None  # "module:attr" of a ToolDrift: a second version of one of its tools, for audits
 
     def all_labels(self) -> tuple[str, ...]:
         """The domain's labels then the shared ones, as plain strings."""
@@ -146,6 +147,10 @@ class Domain:
 
     def load_traces(self) -> TraceFormat | None:
         found: TraceFormat | None = load_reference(self.traces) if self.traces else None
+        return found
+
+    def load_drift(self) -> ToolDrift | None:
+        found: ToolDrift | None = load_reference(self.drift) if self.drift else None
         return found
 
 

@@ -3,7 +3,9 @@
 - a preview (`Domain.preview`): a picture of what the candidate made next to what the reference
   makes (a CAD solid), drawn on request for `ecot report` and `python -m ecot.cli.preview`;
 - a trace format (`Domain.traces`): how the execution traces its backend records become training
-  samples (`ecot export --kind trace`).
+  samples (`ecot export --kind trace`);
+- a tool drift (`Domain.drift`): a second version of one of its tools, to judge the same text with
+  both (`ecot audit --drift`).
 """
 
 from __future__ import annotations
@@ -45,3 +47,13 @@ class TraceFormat:
     instructions: str
     describe_input: Callable[[Any], str]
     render: Callable[[list[dict[str, Any]], bool], str]  # (events, truncated) -> the target text
+
+
+@dataclass(frozen=True)
+class ToolDrift:
+    """A second version of one of the domain's tools, judging the same texts as the one its backend runs."""
+
+    versions: Callable[[], str | None]  # "tool A vs tool B" where both are installed here, else None
+    install: str  # how to get the second version (shown when it is missing)
+    applies: Callable[[Task], bool]  # the tool decides part of this task's verdicts
+    judge_both: Callable[[Task, str], tuple[Outcome, Outcome]]  # a text's verdict under the first and the second

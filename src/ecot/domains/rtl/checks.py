@@ -109,16 +109,8 @@ def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: 
     not wait for a slow check it does not need); one cut short there is run again in full (cut_short)."""
     folder = work / "synth"
     folder.mkdir()
-    design = options.design_file
-    sandbox.write_files(folder, {design: checked})
-    top = options.top
-    hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
-    # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
-    if options.gate_count:
-        passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
-    else:
-        passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
-    command = ["yosys", "-Q", "-p", f"read_verilog -sv {design}; {passes}"]
+    sandbox.write_files(folder, {options.design_file: checked})
+    command = ["yosys", "-Q", "-p", yosys_script(options)]
     return sandbox.run(command, folder, yosys_limits(task.limits, ahead), proc_fs=True)
 
 
@@ -127,6 +119,18 @@ def yosys_limits(limits: Limits, ahead: bool = False) -> Limits:
     of wall time only (a sandbox server retires itself once its own CPU use nears half of cpu_s)."""
     scaled = limits.scaled(output_kb=4096)
     return scaled.scaled(wall_s=min(scaled.wall_s, AHEAD_S)) if ahead else scaled
+
+
+def yosys_script(options: RtlOptions) -> str:
+    """The Yosys script of the structural checks, reading the design file from the current folder."""
+    top = options.top
+    hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
+    # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
+    if options.gate_count:
+        passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
+    else:
+        passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
+    return f"read_verilog -sv {options.design_file}; {passes}"
 
 
 def cut_short(result: sandbox.ExecResult) -> bool:

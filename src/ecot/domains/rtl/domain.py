@@ -29,4 +29,5 @@ DOMAIN = Domain(
     hints=WorldModelHints(observed_metrics=("mismatches", "samples", "cells")),
     instructions=Path(__file__).parent / "prompts.toml",
     metrics="ecot.domains.rtl.metrics:METRICS",
+    drift="ecot.domains.rtl.drift:DRIFT",
 )

@@ -75,42 +75,74 @@ def _shape_diagnostic(index: int, where: str, ref: Any, cand: Any) -> str:
     return text
 
 
+CHUNK = 1 << 21  # elements compared at once: the float64 copies of a chunk stay a few MB, whatever the output's size
+
+
+def _chunks(n: int) -> range:
+    return range(0, n, CHUNK)
+
+
 def compare_tensor(ref: Any, cand: Any, atol: float, rtol: float, scale_atol: bool = True) -> Mismatch | None:
+    """None when `cand` matches `ref` (same shape) within the tolerances, compared in float64 (int64 for
+    integers) a chunk at a time, so a large output costs no more memory than a few of its copies."""
     import torch
 
     if ref.numel() == 0:
         return None
-    r = ref.detach().to(torch.float64) if ref.is_floating_point() else ref.detach().to(torch.int64)
-    c = cand.detach().to(r.dtype)
-    if not ref.is_floating_point():
-        bad = c != r
-        if not bad.any():
-            return None
-        return _report(r, c, bad, 0.0, 0.0)
-    finite = torch.isfinite(r)
-    magnitude = float(r[finite].abs().max()) if finite.any() else 0.0
-    atol_eff = atol * min(1.0, magnitude) if scale_atol else atol
-    both_nan = torch.isnan(r) & torch.isnan(c)
-    same_inf = torch.isinf(r) & (c == r)
-    close = ((c - r).abs() <= atol_eff + rtol * r.abs()) | both_nan | same_inf
-    bad = ~close
+    floating = ref.is_floating_point()
+    wide = torch.float64 if floating else torch.int64
+    r_flat, c_flat = ref.detach().reshape(-1), cand.detach().reshape(-1)
+    atol_eff = atol * min(1.0, _magnitude(r_flat)) if floating and scale_atol else (atol if floating else 0.0)
+    bad = torch.empty(r_flat.numel(), dtype=torch.bool)
+    for start in _chunks(r_flat.numel()):
+        r, c = r_flat[start:start + CHUNK].to(wide), c_flat[start:start + CHUNK].to(wide)
+        if floating:
+            close = ((c - r).abs() <= atol_eff + rtol * r.abs()) | (torch.isnan(r) & torch.isnan(c)) | (torch.isinf(r) & (c == r))
+            bad[start:start + CHUNK] = ~close
+        else:
+            bad[start:start + CHUNK] = c != r
     if not bad.any():
         return None
-    return _report(r, c, bad, atol_eff, rtol)
+    return _report(ref.detach(), cand.detach(), bad.reshape(ref.shape), atol_eff, rtol if floating else 0.0)
+
+
+def _magnitude(r_flat: Any) -> float:
+    """max |reference| over its finite values (0 when none is finite)."""
+    import torch
+
+    top = 0.0
+    for start in _chunks(r_flat.numel()):
+        part = r_flat[start:start + CHUNK].to(torch.float64)
+        finite = part[torch.isfinite(part)]
+        if finite.numel():
+            top = max(top, float(finite.abs().max()))
+    return top
+
+
+def _errors(r: Any, c: Any, atol: float) -> tuple[float, float]:
+    """The largest finite absolute error, and the largest relative error where the reference is not ~0."""
+    import torch
+
+    max_abs, max_rel = float("-inf"), float("nan")
+    r_flat, c_flat = r.reshape(-1), c.reshape(-1)
+    for start in _chunks(r_flat.numel()):
+        rr, cc = r_flat[start:start + CHUNK].to(torch.float64), c_flat[start:start + CHUNK].to(torch.float64)
+        diff = (cc - rr).abs()
+        finite = torch.isfinite(diff)
+        if finite.any():
+            max_abs = max(max_abs, float(diff[finite].max()))
+        meaningful = finite & (rr.abs() > max(atol, 1e-12))  # relative error is noise where the reference is ~0
+        if meaningful.any():
+            part = float((diff[meaningful] / rr.abs()[meaningful]).max())
+            max_rel = part if max_rel != max_rel else max(max_rel, part)
+    return (max_abs if max_abs != float("-inf") else float("inf")), max_rel
 
 
 def _report(r: Any, c: Any, bad: Any, atol: float, rtol: float) -> Mismatch:
-    import torch
-
     count, total = int(bad.sum()), bad.numel()
-    diff = (c - r).abs().to(torch.float64)
-    finite = torch.isfinite(diff)
-    max_abs = float(diff[finite].max()) if finite.any() else float("inf")
-    scale = r.abs().to(torch.float64)
-    meaningful = finite & (scale > max(atol, 1e-12))  # relative error is noise where the reference is ~0
-    max_rel = float((diff[meaningful] / scale[meaningful]).max()) if meaningful.any() else float("nan")
+    max_abs, max_rel = _errors(r, c, atol)
     first = _unravel(int(bad.reshape(-1).nonzero()[0]), tuple(bad.shape))
-    ref_v, cand_v = r[first].item(), c[first].item()
+    ref_v, cand_v = float(r[first].item()), float(c[first].item())
     text = (f"(shape {shape_text(r.shape)}) mismatches in {count} of {total} elements ({100.0 * count / total:.1f}%): "
             f"max abs error {max_abs:.4g}, max rel error {max_rel:.4g} (atol {atol:.3g}, rtol {rtol:.3g}); "
             f"first at index {list(first)}: expected {ref_v:.6g}, got {cand_v:.6g}")
