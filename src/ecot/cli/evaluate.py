@@ -121,7 +121,7 @@ async def _evaluate_all(args: argparse.Namespace, tasks: list[Task], pool: Execu
     from ecot.core.outcome import no_code
 
     if not args.quiet:
-        console.print(f"evaluating {len(tasks)} tasks on {_workers_text(pool, tasks)}", highlight=False)
+        console.print(f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {_workers_text(pool, tasks)}", highlight=False)
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("evaluating", total=len(tasks))
 

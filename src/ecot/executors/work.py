@@ -173,10 +173,11 @@ class Machine:
         return max(1, min(self.cores, by_memory))
 
     def describe(self, workers: int, per_worker_mb: float = WORKER_MEMORY_MB) -> str:
-        memory = f", {self.memory_mb / 1024:.1f} GiB available" if self.memory_mb is not None else ""
+        """'2 workers (2 cores, 21.9 GiB free; default 2: one per core)'."""
+        memory = f", {self.memory_mb / 1024:.1f} GiB free" if self.memory_mb is not None else ""
         limit = self.workers(per_worker_mb)
-        bound = "cores" if limit == self.cores else f"memory, {per_worker_mb / 1024:g} GiB per worker"
-        return f"{workers} worker{'s' if workers != 1 else ''} (this machine: {self.cores} cores{memory}; default {limit}, set by {bound})"
+        bound = "one per core" if limit == self.cores else f"{per_worker_mb / 1024:g} GiB each"
+        return f"{workers} worker{'s' if workers != 1 else ''} ({self.cores} cores{memory}; default {limit}: {bound})"
 
 
 def _available_memory_mb() -> float | None:
