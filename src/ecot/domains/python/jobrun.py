@@ -35,6 +35,8 @@ HARNESS = ("harness", "child", "jail", "values")  # jobs/<name>.py, copied in as
 CHECK_HARNESS = ("check", "checkfile")  # check mode only
 TRACE_HARNESS = ("trace",)  # trace runs only
 MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
+# In a fork of the warm judge: what a fresh interpreter's job would find (the interpreter's own modules gone)
+WARM_MAIN = "import sys\nfor _name in [m for m in sys.modules if m.partition('.')[0] == 'ecot']:\n    del sys.modules[_name]\n" + MAIN
 
 
 def warm_interpreter() -> Interpreter:
@@ -60,7 +62,7 @@ class JobRunner:
         with sandbox.workdir("ecot-py-") as work:
             if judge is not None:
                 sandbox.write_files(work, files)
-                return judge.run(work, MAIN, limits, env=ENV, filename="<string>")
+                return judge.run(work, WARM_MAIN, limits, env=ENV, filename="-c")  # sys.argv == ["-c"], as python -c
             sandbox.write_files(work, {**files, **python_bundle.texts(modules)})
             python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
             return sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, limits, env=ENV)
