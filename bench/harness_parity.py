@@ -65,7 +65,7 @@ class Bench:
         return [*head, *paths, "--workers", str(workers), "--copies", str(self.copies)]
 
 
-def prepare(scratch: Path, names: list[str], copies: int) -> list[Bench]:
+def prepare(scratch: Path, names: list[str], copies: int, sets: list[str]) -> list[Bench]:
     benches = []
     for name in names:
         source = str(RTLLM) if name == "rtllm" else str(recipes.HUMANEVAL)
@@ -77,7 +77,8 @@ def prepare(scratch: Path, names: list[str], copies: int) -> list[Bench]:
             bench.same_work = scratch / "rtllm-sim-only.jsonl"
             write_jsonl([dataclasses.replace(t, options={**t.options, "synth": "off"}) for t in load_suite(suite)],
                         bench.same_work)
-        for label, make in (("references", lambda t: t.reference or ""), ("wrong", wrong_candidate)):
+        makers = {"references": lambda t: t.reference or "", "wrong": wrong_candidate}
+        for label, make in ((label, makers[label]) for label in sets):
             folder = scratch / f"{name}-{label}"
             folder.mkdir()
             for task in tasks:
@@ -195,6 +196,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", nargs="+", choices=("rtllm", "humaneval"), default=["rtllm", "humaneval"])
     parser.add_argument("--workers", nargs="+", type=int, default=sorted({1, os.cpu_count() or 1}))
+    parser.add_argument("--sets", nargs="+", choices=("references", "wrong"), default=["references", "wrong"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--copies", type=int, default=1, metavar="K",
                         help="evaluate every candidate K times on both sides (K samples per task; the package row is left out)")
@@ -203,7 +205,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="ecot-parity-") as tmp:
-        benches = prepare(Path(tmp), args.bench, args.copies)
+        benches = prepare(Path(tmp), args.bench, args.copies, args.sets)
         rows = measure(benches, args.workers, args.rounds, Path(tmp))
         if args.breakdown:
             from parity_breakdown import breakdown
