@@ -284,3 +284,8 @@ def test_synth_names_a_bundle_its_backend_cannot_judge_and_exits_1(tmp_path: Pat
     argv = ["synth", str(tmp_path / "suite"), "--no-export", "--store", str(tmp_path / "s.db")]
     assert main(argv) == 1
     assert "ended by Infra_Error: python/caesar#0" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_mistyped_task_id_gets_the_closest_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of(capsys, ["check", "python/fizbuzz", "--reference"]).endswith("(did you mean 'python/fizzbuzz'?)")
+    assert error_of(capsys, ["check", "pyton/fizzbuzz", "--reference"]).endswith("(did you mean 'python/fizzbuzz'?)")

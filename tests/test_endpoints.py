@@ -3,7 +3,9 @@ progress with stdout redirected, a closed port, and an endpoint that dies mid-ru
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import socket
 import sqlite3
 import subprocess
@@ -60,25 +62,51 @@ def test_an_answer_cut_off_by_max_tokens_is_truncated_and_the_model_is_told(tmp_
     assert {row[4] for row in stored if row[0] == 1} == {"shorter"}  # the endpoint's reasoning field, kept apart
 
 
-def test_budget_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, capsys: Any) -> None:
+def test_a_budget_is_never_passed_and_every_line_tells_the_same_total(tmp_path: Path, capsys: Any) -> None:
     clean, budgeted = tmp_path / "clean.db", tmp_path / "budget.db"
-    serial = ("--max-in-flight", "1")  # one trajectory at a time: the same turns come first in every run
-    with replay_server(tmp_path, 4) as server:
-        assert main(synth(server.url, clean, 4, *serial)) == 0
-        first_turns = rows(clean, "SELECT usage FROM turns ORDER BY id LIMIT 3")
-        budget = sum(json.loads(u)["total_tokens"] for (u,) in first_turns)  # spent after three turns
-        assert main(synth(server.url, budgeted, 4, *serial, "--budget-tokens", str(budget))) == 3
-        assert "token budget spent" in capsys.readouterr().out
-        assert len(turns(budgeted)) == 3
-        assert rows(budgeted, "SELECT COUNT(*) FROM trajectories WHERE status IS NULL")[0][0] >= 1
-        assert main(synth(server.url, budgeted, 4, *serial, "--budget-tokens", str(budget))) == 3  # still spent
-        assert len(turns(budgeted)) == 3
-        assert main(synth(server.url, budgeted, 4, *serial)) == 0  # no budget: the run resumes and ends
-        whole = sum(json.loads(u)["total_tokens"] for (u,) in rows(clean, "SELECT usage FROM turns"))
-        exact = tmp_path / "exact.db"  # a budget the last turn spends exactly stopped nothing: success
-        assert main(synth(server.url, exact, 4, *serial, "--budget-tokens", str(whole))) == 0
-    assert turns(budgeted) == turns(clean) == turns(exact)
-    assert rows(budgeted, "SELECT COUNT(*) FROM runs")[0][0] == 1
+    limit = ("--max-tokens", "400")  # the replay answers are shorter: none is cut, and the bound is hard
+    with replay_server(tmp_path, 4, latency_ms=200) as server:  # the four first requests are in flight together
+        assert main(synth(server.url, clean, 4, *limit)) == 0
+        budget = store_tokens(clean)  # what the whole run used: the worst cases reserved do not all fit
+        capsys.readouterr()
+        assert main(synth(server.url, budgeted, 4, *limit, "--budget-tokens", str(budget))) == 3
+        out = capsys.readouterr().out
+        spent = store_tokens(budgeted)
+        assert 0 < spent <= budget, (spent, budget)
+        assert f"token budget: {spent:,} of {budget:,} tokens used" in out  # the stop line ...
+        assert re.search(rf"^ *all +│ +{len(turns(budgeted))} │.*│ +{spent:,} │", out, re.M), out  # ... and the table agree
+        assert "rerun with a larger --budget-tokens" in out
+        assert rows(budgeted, "SELECT stop_kind, turns, tokens FROM invocations") == [("budget", len(turns(budgeted)), spent)]
+        assert main(["report", "--store", str(budgeted), "--out", str(tmp_path / "report")]) == 0  # the report says it too
+        page = html.unescape((tmp_path / "report" / "index.html").read_text())
+        assert f"stopped early (budget): token budget: {spent:,} of {budget:,} tokens used" in page
+        assert "rerun with a larger --budget-tokens" in page
+        assert main(synth(server.url, budgeted, 4, *limit, "--budget-tokens", str(budget))) == 3  # still no room
+        assert f"resuming run 1: {len(turns(budgeted))} turns, {spent:,} tokens already stored" in capsys.readouterr().out
+        assert store_tokens(budgeted) == spent
+        assert main(synth(server.url, budgeted, 4, *limit)) == 0  # no budget: the run resumes and ends
+        capsys.readouterr()
+        assert main(synth(server.url, tmp_path / "soft.db", 1, "--budget-tokens", str(budget))) == 0
+        assert "give --max-tokens N to make it a hard limit" in capsys.readouterr().out  # no answer limit: said so
+    assert turns(budgeted) == turns(clean)
+    assert [kind for (kind,) in rows(budgeted, "SELECT stop_kind FROM invocations ORDER BY id")] == ["budget", "budget", None]
+
+
+def test_a_budget_holds_for_samples_asked_for_in_one_request(tmp_path: Path, capsys: Any) -> None:
+    clean, budgeted = tmp_path / "clean.db", tmp_path / "budget.db"
+    args = ("--samples", "3", "--max-tokens", "400")  # each task's three first answers: one request with n=3
+    with replay_server(tmp_path, 6, latency_ms=100) as server:
+        assert main(synth(server.url, clean, 6, *args)) == 0
+        budget = store_tokens(clean)  # the worst cases reserved exceed what the answers use: not all fit
+        assert main(synth(server.url, budgeted, 6, *args, "--budget-tokens", str(budget))) == 3
+        spent = store_tokens(budgeted)
+        assert 0 < spent <= budget and f"token budget: {spent:,} of {budget:,} tokens used" in capsys.readouterr().out
+        assert main(synth(server.url, budgeted, 6, *args)) == 0  # what was held for those answers came back
+    assert turns(budgeted) == turns(clean)
+
+
+def store_tokens(store: Path) -> int:
+    return sum(json.loads(u)["total_tokens"] for (u,) in rows(store, "SELECT usage FROM turns"))
 
 
 def test_the_same_server_spelled_two_ways_is_one_run(tmp_path: Path) -> None:
@@ -103,6 +131,7 @@ def test_progress_lines_appear_while_stdout_is_a_file(tmp_path: Path) -> None:
     assert len(lines) >= 4, lines  # periodic lines, not only the final one
     assert any("in flight 2" in line for line in lines)  # both first requests were seen waiting on the server
     assert "trajectories 2/2 | turns 4 (" in lines[-1] and "tok/s" in lines[-1]
+    assert "ETA -" in lines[0] and re.search(r"ETA 0:00:0\d", lines[-1])  # unknown until a trajectory ends
 
 
 def test_closed_port_fails_at_once_with_one_line_naming_the_url(tmp_path: Path) -> None:
@@ -138,7 +167,7 @@ def test_a_dead_endpoint_trips_the_breaker_and_a_new_one_resumes_the_run(tmp_pat
     stopped_after = time.monotonic() - killed
     # without the breaker each of 6 trajectories would retry for about 100 x 0.1 s
     assert proc.returncode == 1 and stopped_after < 8, (proc.returncode, stopped_after, err[-2000:])
-    assert "unreachable" in out and "rerun the same command to resume" in out
+    assert "stopped early (endpoint)" in out and "unreachable" in out and "rerun the same command once the endpoint answers" in out
     assert err.count("connection failures in a row") == 1
     assert rows(store, "SELECT COUNT(*) FROM trajectories WHERE status IS NULL")[0][0] + _unstarted(store, 6) >= 1
     with replay_server(tmp_path, 6) as again:  # a new server on another port: the same run continues

@@ -5,10 +5,12 @@ skips with its name."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,7 @@ from ecot.icwm.base import Prediction, WorldModel
 from ecot.icwm.dataset import Dataset, open_dataset
 from ecot.icwm.environment import WorldModelEnvironment
 from ecot.icwm.fidelity import evaluate, write_json
-from ecot.icwm.report import plot, selective_table
+from ecot.icwm.report import figure, plot, selective_table
 from ecot.icwm.train import train
 from ecot.run.loop import LoopSettings, RealEnvironment, SynthesisLoop
 from ecot.store import TrajectoryStore
@@ -107,6 +109,23 @@ def test_fidelity_report_has_trajectory_agreement_speed_table_json_and_png(
     Console(record=True, width=200).print(selective_table(report))
     png = plot(report, tmp_path / "f.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert overlapping_texts(figure(report)) == []
+    several = copy.deepcopy(report)  # the same measured numbers under six domain names: many bars and labels
+    for name in ("asm", "cad", "firmware", "gpu", "python"):
+        several.turns[name], several.trajectories[name] = report.turns["rtl"], report.trajectories["rtl"]
+    assert overlapping_texts(figure(several)) == []
+
+
+def overlapping_texts(fig: Any) -> list[tuple[str, str]]:
+    """Pairs of texts of a figure (values, tick labels, titles, legends) whose drawn boxes overlap."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    plt.close(fig)
+    return [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1 :] if box.overlaps(other)]
 
 
 def always_pass() -> ScriptedWorldModel:
@@ -128,7 +147,7 @@ def test_a_predicted_pass_is_verified_for_real_before_the_trajectory_ends(tmp_pa
 
 
 def test_world_model_synthesis_with_audits_exports_only_verified_answers(
-    model: WorldModel, real_store: Path, tmp_path: Path
+    model: WorldModel, real_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model_dir = model.save(tmp_path / "fast")
     store = tmp_path / "wm.db"
@@ -141,6 +160,8 @@ def test_world_model_synthesis_with_audits_exports_only_verified_answers(
         audits = db.execute("SELECT COUNT(*), SUM(agree) FROM audits").fetchone()
         sources = dict(db.execute("SELECT observation_source, COUNT(*) FROM turns GROUP BY 1").fetchall())
     assert audits[0] == sources[model.source] - _no_code_world_turns(store, model.source) and audits[0] > 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"world model {model.name}: audited {audits[0]} of {audits[0]} world-model turns (rate 1; " in said
     rows = [json.loads(line) for line in (corpus / "train.jsonl").read_text().splitlines()]
     assert rows, "the world-model run exported nothing"
     tasks = {t.id: t for t in load_suite(bundled_suite_path("rtl"))}
@@ -168,11 +189,22 @@ def _no_code_world_turns(store: Path, source: str) -> int:
         return int(db.execute("SELECT COUNT(*) FROM turns WHERE observation_source = ? AND code IS NULL", (source,)).fetchone()[0])
 
 
-def test_cli_train_and_eval_write_the_model_and_the_report(real_store: Path, tmp_path: Path) -> None:
+def test_cli_train_and_eval_write_the_model_and_the_report(real_store: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     model_dir, report_dir = tmp_path / "m", tmp_path / "report"
     assert main(["icwm", "train", "--store", str(real_store), "--out", str(model_dir), "--held-out", "0.3"]) == 0
+    trained = capsys.readouterr().out
+    held = json.loads((model_dir / "card.json").read_text())["fidelity"]["held_out"]["rtl"]["turns"]
     assert main(["icwm", "eval", "--model", str(model_dir), "--store", str(real_store), "--report", str(report_dir),
                  "--speed-turns", "4"]) == 0
+    evaluated = capsys.readouterr().out
+    for printed in (trained, evaluated):
+        assert "real examples per domain" in printed and "{'" not in printed  # tables, not Python dicts
+    assert "held-out tasks (never trained on)" in trained
+    small = f"these numbers rest on few held-out turns (rtl: {held}, one turn moves a percentage by {100 / held:.0f} points)"
+    assert (small in " ".join(trained.split())) == (held < 30)
+    assert main(["icwm", "train", "--store", str(real_store), "--out", str(tmp_path / "tiny"), "--held-out", "0.1"]) == 0
+    assert "these numbers rest on few held-out turns (rtl: " in " ".join(capsys.readouterr().out.split())  # 1 task held out
     card = json.loads((model_dir / "card.json").read_text())
     assert card["fidelity"]["measured_by"] == "eval" and card["fidelity"]["summary"]["trajectory_agreement"] is not None
     assert (report_dir / "fidelity.json").is_file() and (report_dir / "fidelity.png").is_file()

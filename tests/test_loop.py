@@ -176,8 +176,8 @@ class StopAfter(RunControl):
         super().__init__()
         self.left = turns
 
-    def charge(self, usage: dict) -> None:
-        super().charge(usage)
+    def charge(self, usage: dict, hold: object = None) -> None:
+        super().charge(usage, hold)  # type: ignore[arg-type]
         self.left -= 1
         if self.left <= 0:
             self.stop("interrupted by the test")

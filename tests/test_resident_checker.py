@@ -101,7 +101,27 @@ def test_a_caller_with_another_environment_is_declined_and_checks_itself(residen
     other = ecot(["check", RTL_TASK, str(files["right.sv"])], {**resident, "ECOT_CACHE": str(tmp_path / "cache")})
     assert other.returncode == 0 and "Pass" in other.stdout
     assert checks_served(resident) == before
-    assert "declined a check: the caller's env differs" in log_of(resident)
+    why = "the caller's environment differs from the checker's in ECOT_CACHE"
+    assert f"declined a check: {why}" in log_of(resident)
+    assert other.stderr == f"ecot check: the resident checker declined: {why}; checking in this process (slower; the checker says so once)\n"
+    again = ecot(["check", RTL_TASK, str(files["right.sv"])], {**resident, "ECOT_CACHE": str(tmp_path / "cache")})
+    assert again.returncode == 0 and again.stderr == "" and checks_served(resident) == before  # said once
+
+
+def test_another_path_that_finds_the_same_toolchain_is_served(resident: dict[str, str], tmp_path: Path) -> None:
+    files = candidates(tmp_path)
+    shims = tmp_path / "shims"  # what pyenv puts first on a subprocess's PATH: interpreters, no toolchain
+    shims.mkdir()
+    (shims / "python3").symlink_to(sys.executable)
+    before = checks_served(resident)
+    shimmed = {**resident, "PATH": f"{shims}{os.pathsep}{resident['PATH']}"}
+    served = ecot(["check", RTL_TASK, str(files["right.sv"])], shimmed)
+    assert served.returncode == 0 and "Pass" in served.stdout and served.stderr == ""
+    assert checks_served(resident) == before + 1
+    (shims / "yosys").symlink_to("/bin/true")  # now this PATH finds another yosys: the result could differ
+    declined = ecot(["check", RTL_TASK, str(files["right.sv"])], shimmed)
+    assert checks_served(resident) == before + 1
+    assert f"the caller's PATH finds yosys at {os.path.realpath('/bin/true')}, the checker's at" in declined.stderr
 
 
 def test_help_is_printed_by_the_caller(resident: dict[str, str]) -> None:

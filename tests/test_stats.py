@@ -96,3 +96,20 @@ def test_cli_stats_prints_and_writes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert data["run_id"] == 1 and data["domains"]["python"]["pass_rate"] == 0.8
     assert data["domains"]["rtl"]["turns_to_pass"] == {"median": 2.5, "p25": 2.25, "p75": 2.75}
     assert (tmp_path / "s.png").stat().st_size > 10_000
+
+
+def test_stats_of_a_store_without_a_finished_trajectory_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ecot.cli.main import main
+
+    path = tmp_path / "s.db"
+    with TrajectoryStore(path) as store:
+        run = store.begin_run({"stats": "unfinished"})
+        assert main(["stats", "--store", str(path)]) == 0
+        assert "no trajectory in this store yet" in capsys.readouterr().out
+        traj = store.trajectory(run, "rtl/a", "rtl", 0, [{"role": "user", "content": "go"}], {})
+        store.append_turn(traj, turn(0, "Syntax_Error"))  # a run stopped by its budget after one turn
+    assert main(["stats", "--store", str(path), "--plot", str(tmp_path / "f.png")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no finished trajectory: 1 begun, 1 turns stored, none finished" in out and "resumes it" in out
+    assert "depth statistics (finished" not in out and f"no figure written to {tmp_path / 'f.png'}" in out
+    assert not (tmp_path / "f.png").exists()

@@ -61,12 +61,32 @@ def test_jsonl_errors_name_line(tmp_path: Path) -> None:
         load_suite(path)
 
 
-def test_duplicate_ids_are_rejected(tmp_path: Path) -> None:
+def test_duplicate_ids_are_rejected_naming_both_places(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     line = json.dumps({"id": "a", "domain": "rtl", "prompt": "p"})
-    path.write_text(line + "\n" + line + "\n")
-    with pytest.raises(TaskFormatError, match="duplicate"):
+    path.write_text(line + "\n\n" + line + "\n")
+    with pytest.raises(TaskFormatError, match=f"duplicate task id 'a' \\(in {path}:1 and {path}:3\\)"):
         load_suite(path)
+    suite = tmp_path / "suite"
+    for name in ("one", "two"):
+        make_task(suite / name, 'id = "same"\n' + GOOD, {"ref.sv": "module m; endmodule\n"})
+    with pytest.raises(TaskFormatError, match=f"duplicate task id 'same' \\(in {suite / 'one'} and {suite / 'two'}\\)"):
+        load_suite(suite)
+
+
+def test_a_task_file_with_several_problems_lists_them_all_with_the_closest_names(tmp_path: Path) -> None:
+    toml = GOOD.replace("reference_file", "referenc_file").replace("wall_s", "wal_s").replace('top = "m"', 'tpo = "m"')
+    make_task(tmp_path / "bad", toml, {"ref.sv": "module m; endmodule\n"})
+    with pytest.raises(TaskFormatError) as err:
+        load_suite(tmp_path)
+    assert str(err.value) == (f"{tmp_path / 'bad' / 'task.toml'}: field 'limits.wal_s': unknown key (did you mean 'wall_s'?); "
+                              "field 'referenc_file': unknown key (did you mean 'reference_file'?)")
+    make_task(tmp_path / "options", GOOD.replace('top = "m"', 'tpo = "m"\nsynth = "sometimes"\nzzz = 1'),
+              {"ref.sv": "module m; endmodule\n"})
+    with pytest.raises(TaskFormatError) as err:
+        load_suite(tmp_path / "options")
+    assert "option 'synth': " in str(err.value) and "option 'tpo': unknown option (did you mean 'top'?)" in str(err.value)
+    assert "option 'zzz': unknown option" in str(err.value) and "more problems" not in str(err.value)
 
 
 def test_round_trip_folder_and_jsonl(tmp_path: Path) -> None:

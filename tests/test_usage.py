@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -16,7 +17,7 @@ from ecot.core.task import Task
 from ecot.core.trajectory import Turn
 from ecot.generators.openai_chat import split_usage
 from ecot.icwm.dataset import load_dataset
-from ecot.run.control import Budget, BudgetExhausted, RunControl
+from ecot.run.control import MESSAGE_OVERHEAD, Budget, BudgetExhausted, RunControl, StopKind, prompt_bound
 from ecot.run.observation import render
 from ecot.run.usage import Price, load_prices, run_models, usage_totals
 from ecot.store import MIGRATIONS, TrajectoryStore, apply_migrations
@@ -75,25 +76,73 @@ def test_price_table_errors_name_the_file_and_model(tmp_path: Path) -> None:
         load_prices(tmp_path / "missing.toml")
 
 
-def test_run_control_stops_once_the_budget_is_spent() -> None:
-    control = RunControl(Budget(tokens=1000), spent={"total_tokens": 900})
-    control.check()  # 900 < 1000: requests may start
-    control.charge({"prompt_tokens": 60, "completion_tokens": 40})
-    with pytest.raises(BudgetExhausted, match="1,000 of 1,000 tokens"):
-        control.check()
-    assert control.budget_hit
-    cost = RunControl(Budget(usd=0.01, price=Price(input=1000.0, output=0.0)))
-    cost.charge({"prompt_tokens": 9})
-    assert cost.stop_reason is None
-    cost.charge({"prompt_tokens": 1})
-    assert cost.stop_reason and "cost budget" in cost.stop_reason
+def test_a_request_waits_for_room_and_the_run_stops_when_none_is_left() -> None:
+    async def scenario() -> RunControl:
+        control = RunControl(Budget(tokens=1000), spent={"total_tokens": 400})
+        first = await control.reserve(400)  # 400 spent + 400 held
+        waiting = asyncio.ensure_future(control.reserve(400))  # 1,200 > 1,000: waits for the first to end
+        await asyncio.sleep(0.01)
+        assert not waiting.done()
+        control.charge({"prompt_tokens": 100, "completion_tokens": 50}, first)  # it used 150 of its 400
+        second = await waiting  # 550 + 400 fits now
+        third = asyncio.ensure_future(control.reserve(500))  # 550 + 400 + 500 does not: waits
+        await asyncio.sleep(0.01)
+        control.release(second)  # its request failed: nothing spent, nothing in flight, 500 still does not fit
+        with pytest.raises(BudgetExhausted, match="550 of 1,000 tokens used; the smallest request left could need up to 500"):
+            await third
+        control.release(await control.reserve(450))  # a smaller request of another trajectory still fits
+        with pytest.raises(BudgetExhausted):
+            await control.reserve(451)
+        return control
+
+    control = asyncio.run(scenario())
+    assert control.budget_hit and control.tokens == 550 and control.reserved_tokens == 0
+    stop = control.stopped
+    assert stop is not None and stop.kind == StopKind.BUDGET and "--budget-tokens" in stop.rerun
+    assert stop.detail == "token budget: 550 of 1,000 tokens used; the smallest request left could need up to 451"
+
+
+def test_a_shared_hold_is_given_back_share_by_share_and_cost_budgets_count_dollars() -> None:
+    async def scenario() -> None:
+        control = RunControl(Budget(tokens=100))
+        hold = await control.reserve(90, shares=3)
+        control.charge({"total_tokens": 10}, hold)
+        control.release(hold)
+        assert control.reserved_tokens == 30 and control.tokens == 10
+        control.charge({"total_tokens": 20}, hold)
+        assert control.reserved_tokens == 0 and control.tokens == 30
+        cost = RunControl(Budget(usd=0.01, price=Price(input=1000.0, output=0.0)))
+        cost.charge({"prompt_tokens": 9})  # $0.009
+        held = await cost.reserve(0, usd=0.001)  # fits exactly
+        refused = asyncio.ensure_future(cost.reserve(0, usd=0.002))  # waits for the request in flight
+        await asyncio.sleep(0.01)
+        cost.release(held)
+        with pytest.raises(BudgetExhausted, match=r"cost budget: \$0.0090 of \$0.0100 used"):
+            await refused
+        dollars = RunControl(Budget(usd=1.0, price=Price(input=1.0, output=1.0)))
+        first, second = await dollars.reserve(0, usd=0.1), await dollars.reserve(0, usd=0.2)
+        dollars.release(first)
+        dollars.release(second)  # 0.1 + 0.2 - 0.1 - 0.2 is not 0.0 in floats: nothing is in flight all the same
+        with pytest.raises(BudgetExhausted):
+            await asyncio.wait_for(dollars.reserve(0, usd=5.0), 2)
+
+    asyncio.run(scenario())
     with pytest.raises(EcotError, match="--prices"):
         Budget(usd=1.0)
     stopped = RunControl()
-    stopped.stop("endpoint gone")
+    stopped.stop("endpoint gone", StopKind.ENDPOINT)
     with pytest.raises(BudgetExhausted, match="endpoint gone"):
         stopped.check()
-    assert not stopped.budget_hit
+    assert not stopped.budget_hit and "once the endpoint answers" in (stopped.stopped.rerun if stopped.stopped else "")
+
+
+def test_the_prompt_bound_is_the_last_request_plus_the_new_observation_in_bytes() -> None:
+    first = [{"role": "system", "content": "é" * 10}, {"role": "user", "content": "abc"}]
+    assert prompt_bound(first, []) == (20 + MESSAGE_OVERHEAD) + (3 + MESSAGE_OVERHEAD) + MESSAGE_OVERHEAD
+    shared = Turn(0, "", None, "raw", Outcome("No_Code", "d"), usage={"prompt_tokens": 7, "completion_tokens": 30, "n": 3})
+    later = [*first, {"role": "assistant", "content": "raw"}, {"role": "user", "content": "x" * 40}]
+    # the n=3 request's prompt was 3 x 7 (+ rounding), its answer 30, then the observation's 40 bytes
+    assert prompt_bound(later, [shared]) == 21 + 3 + 30 + MESSAGE_OVERHEAD + 40 + MESSAGE_OVERHEAD
 
 
 def test_split_usage_keeps_the_sums_exact() -> None:
@@ -136,7 +185,7 @@ def test_old_store_gains_finish_reason_columns(tmp_path: Path) -> None:
     )
     conn.close()
     with TrajectoryStore(path) as store:
-        assert store.applied_migrations == ["turn_finish_reason"]
+        assert store.applied_migrations == ["turn_finish_reason", "invocations"]
         (traj,) = store.iter_trajectories(finished_only=False)
         assert traj.turns[0].finish_reason is None and traj.turns[0].reasoning_content is None
         assert store.usage_rows()[0]["total_tokens"] == 7

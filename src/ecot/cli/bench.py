@@ -56,9 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _task_arguments(parser: argparse.ArgumentParser) -> None:
+    from ecot.cli.synth import task_arguments
+
     parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: every bundled suite)")
-    parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
-    parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
+    task_arguments(parser)
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,15 +69,11 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run_arguments(parser: argparse.ArgumentParser) -> None:
     _task_arguments(parser)
+    from ecot.cli.synth import generator_arguments
+
     parser.add_argument("--generator", default="openai", help="openai (default), hf, replay or repair")
-    parser.add_argument("--gen-opt", action="append", default=[], metavar="KEY=VALUE", help="generator option (repeatable)")
-    parser.add_argument("--model", help="shorthand for --gen-opt model=...")
-    parser.add_argument("--base-url", help="shorthand for --gen-opt base_url=... (OpenAI-compatible endpoint)")
+    generator_arguments(parser)
     parser.add_argument("--samples", type=int, default=1, metavar="N", help="independent samples per task (default 1)")
-    parser.add_argument("--temperature", type=float, help="sampling temperature")
-    parser.add_argument("--top-p", type=float, help="nucleus sampling")
-    parser.add_argument("--max-tokens", type=int, help="answer length limit (tokens)")
-    parser.add_argument("--seed", type=int, help="sampling seed of sample 0 (sample i uses seed + i)")
     parser.add_argument("--mode", choices=("single", "agentic"), default="single",
                         help="single: one answer, no feedback (the benchmarks' protocol, default); agentic: the K-round loop")
     parser.add_argument("--max-rounds", type=int, default=4, help="agentic: correction rounds after the first answer (default 4)")
@@ -103,17 +100,6 @@ def run(args: argparse.Namespace) -> int:
     return int(actions[args.bench_command](args))
 
 
-def generator_options(args: argparse.Namespace) -> dict[str, str]:
-    """--gen-opt pairs plus the sampling shorthands (max_tokens is max_new_tokens for the hf generator)."""
-    from ecot.cli.synth import generator_options as base
-
-    options = base(args)
-    shorthands = {"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed,
-                  "max_new_tokens" if args.generator == "hf" else "max_tokens": args.max_tokens}
-    options.update({key: str(value) for key, value in shorthands.items() if value is not None})
-    return options
-
-
 def _check(args: argparse.Namespace) -> None:
     if args.samples < 1 or args.max_in_flight < 1 or args.max_rounds < 0:
         raise EcotError("--samples and --max-in-flight must be >= 1 and --max-rounds >= 0")
@@ -126,8 +112,8 @@ def _check(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
     from ecot.bench.session import benchmark
-    from ecot.cli.common import console
-    from ecot.cli.synth import read_text, runnable_tasks
+    from ecot.cli.common import console, terminate_as_interrupt
+    from ecot.cli.synth import generator_options, read_text, runnable_tasks
     from ecot.cli.synth_report import exit_status, print_report
     from ecot.generators import make_generator
     from ecot.run.session import RunOptions
@@ -140,9 +126,10 @@ def _run(args: argparse.Namespace) -> int:
     settings = BenchSettings(args.mode, args.max_rounds, args.samples, not args.no_reference_check, args.label,
                              _errata(args))
     world = _world_model(args.world_model)
-    result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
-                       options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
-                       console=console)
+    with terminate_as_interrupt():
+        result = benchmark(tasks, generator, args.store, settings, system_prompt=system_prompt, world_model=world,
+                           options=RunOptions(args.max_in_flight, args.workers, progress_every=args.progress_every),
+                           console=console)
     if result.not_run_here:
         console.print(f"[yellow]{len(result.not_run_here)} tasks not run here: their reference does not pass on this "
                       "machine (`ecot bench report` lists them)[/yellow]")

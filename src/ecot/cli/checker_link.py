@@ -30,7 +30,8 @@ SOCKET_ENV = "ECOT_CHECKER_SOCKET"  # where the socket is; default: $XDG_RUNTIME
 SWITCH_ENV = "ECOT_CHECKER"  # "off": every `ecot check` runs in its own process
 MAX_MESSAGE = 64 << 20
 # Besides its command line, what a check's result may depend on: a checker declines a caller whose
-# values differ from its own (then the caller checks in its own process).
+# values differ from its own (then the caller checks in its own process). Of PATH only what it finds
+# matters: the checker compares the toolchain binaries each PATH resolves to.
 CONTEXT_ENV = ("PATH", "HOME", "TMPDIR", "XDG_CACHE_HOME", "PYTHONPATH")
 # What rich reads to decide colours and width; the checker prints for the caller's terminal.
 TERMINAL_ENV = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
@@ -141,6 +142,9 @@ def check_resident(argv: list[str]) -> int | None:
     except OSError:  # the working folder is gone: let the in-process check report what fails
         return None
     reply = exchange(request)
+    if reply is not None and reply.get("declined") and reply.get("tell"):
+        sys.stderr.write(f"ecot check: the resident checker declined: {reply['declined']}; checking in this process "
+                         "(slower; the checker says so once)\n")
     if reply is None or not isinstance(reply.get("status"), int):
         return None
     sys.stdout.write(str(reply.get("stdout", "")))

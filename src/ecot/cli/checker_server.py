@@ -15,6 +15,7 @@ import fcntl
 import io
 import logging
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -82,6 +83,7 @@ class ResidentChecker:
         self.stopping = False
         self.context = checker_link.context()
         self.code = CodeWatch()
+        self.told: set[str] = set()  # reasons to decline the callers were told of (each is told once)
 
     def serve(self) -> None:
         """Listen until stopped; the socket goes when the checker does (whatever ends it)."""
@@ -161,18 +163,50 @@ class ResidentChecker:
         why = self._declined(request)
         if why:
             log.warning("declined a check: %s", why)
-            return {"declined": why}
+            tell = why not in self.told  # the caller says why on its stderr, the first time only
+            self.told.add(why)
+            return {"declined": why, "tell": tell}
         self.checks += 1
         return run_check(request)
 
     def _declined(self, request: Message) -> str | None:
-        for key in ("install", "python", "env"):
+        for key, what in (("install", "ecot install"), ("python", "Python")):
             if request.get(key) != self.context[key]:
-                return f"the caller's {key} differs from the checker's"
+                return f"the caller's {what} ({request.get(key)}) is not the checker's ({self.context[key]})"
+        theirs, mine = dict(request.get("env") or {}), dict(self.context["env"])
+        their_path, my_path = theirs.pop("PATH", None), mine.pop("PATH", None)
+        differ = sorted(key for key in {*theirs, *mine} if theirs.get(key) != mine.get(key))
+        if differ:
+            return f"the caller's environment differs from the checker's in {', '.join(differ)}"
+        if their_path != my_path:  # another PATH may find the same toolchain (pyenv's shims); looked up anew
+            differs = toolchain_difference(their_path, my_path)  # each time: a tool may be installed meanwhile
+            if differs:
+                return differs
         if self.code.changed():
             self.stopping = True  # every later check would be declined too
             return "ecot's code or the installed packages changed since the checker started"
         return None
+
+
+def toolchain_difference(their_path: str | None, my_path: str | None) -> str | None:
+    """How two PATHs differ in what a check runs (every backend's tools, bubblewrap), links followed; None if
+    they find the same files."""
+    from ecot.domains import BACKENDS
+
+    names = {"bwrap"}
+    for domain in BACKENDS.names():
+        backend = BACKENDS.get(domain)
+        names |= {*backend.tools, *backend.optional_tools}
+    for name in sorted(names):
+        theirs, mine = _resolved(name, their_path), _resolved(name, my_path)
+        if theirs != mine:
+            return f"the caller's PATH finds {name} at {theirs or 'nowhere'}, the checker's at {mine or 'nowhere'}"
+    return None
+
+
+def _resolved(name: str, path: str | None) -> str | None:
+    found = shutil.which(name, path=path if path is not None else os.defpath)
+    return os.path.realpath(found) if found else None
 
 
 def run_check(request: Message) -> Message:

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecot.core.errors import EcotError
+from ecot.core.errors import EcotError, closest, did_you_mean
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
 from ecot.tasks.suite import TASK_FILE, bundled_domains, bundled_suite_path, load_suite
@@ -53,6 +53,26 @@ def _terminal_console() -> Console:
     return Console()
 
 
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler, `kill`) stops a run as Ctrl-C does: the run records what it keeps and says so."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def key_values(items: Sequence[str], flag: str) -> dict[str, str]:
     """Repeated KEY=VALUE flags (generator options) as a dict; a malformed one names the flag."""
     options: dict[str, str] = {}
@@ -76,8 +96,9 @@ def check_file(path: Path | None, flag: str) -> None:
         raise EcotError(f"{flag} {path} is a folder; give a file name")
 
 
-def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]:
-    """Tasks from suite paths; with none given, every bundled suite (optionally only some domains)."""
+def load_tasks(suites: Sequence[str], domains: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Task]:
+    """Tasks from suite paths; with none given, every bundled suite (optionally only some domains, or
+    those that hold the task `ids`, such as python/fizzbuzz). `ids` keeps only those tasks, in that order."""
     if suites:
         tasks = [t for s in suites for t in load_suite(Path(s))]
     else:
@@ -85,14 +106,31 @@ def load_tasks(suites: Sequence[str], domains: Sequence[str] = ()) -> list[Task]
         if unknown:
             raise EcotError(f"no bundled suite for domain {', '.join(unknown)} (bundled: {', '.join(bundled_domains())}); "
                             "give the suite's path")
-        chosen = domains or bundled_domains()
+        chosen = domains or _domains_of(ids) or bundled_domains()
         tasks = [t for d in chosen for t in load_suite(bundled_suite_path(d))]
     if domains:
         tasks = [t for t in tasks if t.domain in domains]
+    if ids:
+        tasks = _chosen(tasks, ids)
     if not tasks:
         raise EcotError(f"no task of domain {', '.join(domains)} in the given suites" if domains else "the given suites hold no task")
     _check_backends(tasks)
     return tasks
+
+
+def _domains_of(ids: Sequence[str]) -> list[str]:
+    """The bundled suites that hold `ids` (a bundled task's id starts with its domain); [] when one does not."""
+    found = sorted({i.split("/", 1)[0] for i in ids})
+    return found if set(found) <= set(bundled_domains()) else []
+
+
+def _chosen(tasks: Sequence[Task], ids: Sequence[str]) -> list[Task]:
+    """The tasks `--task` names; an id no suite holds is an error naming the closest one."""
+    by_id = {t.id: t for t in tasks}
+    for wanted in ids:
+        if wanted not in by_id:
+            raise EcotError(f"--task {wanted}: no such task in the chosen suites{did_you_mean(wanted, by_id)}")
+    return [by_id[i] for i in dict.fromkeys(ids)]
 
 
 def _check_backends(tasks: Sequence[Task]) -> None:
@@ -123,7 +161,9 @@ def find_task(spec: str, task_id: str | None = None) -> Task:
         wanted = task_id or spec
         domain = wanted.split("/", 1)[0]
         if domain not in bundled_domains():
-            raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id")
+            near = closest(domain, bundled_domains())
+            hint = f" (did you mean '{near}/{wanted.partition('/')[2]}'?)" if near else ""
+            raise EcotError(f"{spec!r} is neither a file or folder nor a bundled task id (<domain>/<name>){hint}")
         alone = _bundled_task_alone(wanted)
         if alone is not None:
             return alone
@@ -131,7 +171,7 @@ def find_task(spec: str, task_id: str | None = None) -> Task:
     for task in tasks:
         if task.id == wanted:
             return task
-    raise EcotError(f"no task with id {wanted!r} in {spec}")
+    raise EcotError(f"no task with id {wanted!r} in {spec}{did_you_mean(wanted, (t.id for t in tasks))}")
 
 
 def _bundled_task_alone(wanted: str) -> Task | None:

@@ -82,12 +82,32 @@ def _options(items: list[str]) -> dict[str, Any]:
 def _dataset(args: argparse.Namespace) -> Any:
     from ecot.cli.common import console
     from ecot.icwm.dataset import label_counts, open_dataset
+    from ecot.icwm.report import examples_table
 
     data = open_dataset(args.store, args.suite)
     skipped = ", ".join(f"{k}: {v}" for k, v in data.skipped.most_common()) or "none"
-    console.print(f"{len(data.examples)} real examples from {args.store} (not used: {skipped})")
-    console.print(f"labels: {label_counts(data.examples)}", markup=False)
+    console.print(f"{len(data.examples)} real examples from {args.store} (not used: {skipped})", markup=False)
+    console.print(examples_table(label_counts(data.examples)))
     return data
+
+
+def _held_out(held: dict[str, Any]) -> None:
+    """The held-out numbers of a trained model: a table, and a warning when they rest on few turns."""
+    from ecot.cli.common import console
+    from ecot.icwm.report import held_out_table, small_sample_warning
+
+    if not held:
+        console.print("no held-out numbers: every task was trained on (--all-tasks, or too few tasks)")
+        return
+    console.print(held_out_table(held))
+    _warn(small_sample_warning({domain: int(row.get("turns") or 0) for domain, row in held.items()}))
+
+
+def _warn(warning: str | None) -> None:
+    from ecot.cli.common import console
+
+    if warning:
+        console.print(warning, style="yellow", markup=False, highlight=False)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -102,10 +122,8 @@ def _train(args: argparse.Namespace) -> int:
     with console.status(f"training the {args.kind} world model"):
         model = train(data, args.kind, options, args.held_out, args.seed, args.all_tasks)
     path = model.save(args.out)
-    console.print(f"saved {model.name} -> {path} ({model.card.examples} examples, {len(model.card.train_tasks)} tasks)")
-    for domain, row in model.card.fidelity.get("held_out", {}).items():
-        console.print(f"  {domain}: held-out accuracy {row['accuracy']:.3f} (majority {row['majority_baseline']:.3f}, "
-                      f"balanced {row['balanced_accuracy']:.3f}) recall {row['recall']}", markup=False)
+    console.print(f"saved {model.name} -> {path} ({model.card.examples} examples, {len(model.card.train_tasks)} tasks)", markup=False)
+    _held_out(model.card.fidelity.get("held_out", {}))
     return 0
 
 
@@ -120,6 +138,7 @@ def _eval(args: argparse.Namespace) -> int:
         metric_table,
         plot,
         selective_table,
+        small_sample_warning,
         summary_table,
     )
     from ecot.icwm.train import build_model
@@ -151,6 +170,7 @@ def _eval(args: argparse.Namespace) -> int:
         console.print(table)
     if report.audits:
         console.print(audit_table(report.audits))
+    _warn(small_sample_warning({domain: int(turns["turns"]) for domain, turns in report.turns.items()}))
     json_path = write_json(report, args.report / "fidelity.json")
     png_path = plot(report, args.report / "fidelity.png")
     console.print(f"wrote {json_path} and {png_path}")
@@ -175,9 +195,9 @@ def _retrain(args: argparse.Namespace) -> int:
     with console.status("retraining"):
         model, added = retrain(args.model, data)
     path = model.save(args.out or args.model)
-    console.print(f"retrained -> {model.name} at {path}: {added}; audit disagreements in the store: {disagreements}", markup=False)
-    for domain, row in model.card.fidelity.get("held_out", {}).items():
-        console.print(f"  {domain}: held-out accuracy {row['accuracy']:.3f} recall {row['recall']}", markup=False)
+    what = ", ".join(f"{k}: {v}" for k, v in added.items()) if isinstance(added, dict) else str(added)
+    console.print(f"retrained -> {model.name} at {path} ({what}); audit disagreements in the store: {disagreements}", markup=False)
+    _held_out(model.card.fidelity.get("held_out", {}))
     return 0
 
 

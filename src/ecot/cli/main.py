@@ -143,8 +143,8 @@ def _run_command(args: argparse.Namespace, keep_backends: bool = False) -> int:
         where = f": {err.filename}" if err.filename else ""
         print(f"ecot: error: {err.strerror or err}{where}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("ecot: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:  # a run says what it keeps and what a rerun does (RunInterrupted)
+        print(f"ecot: interrupted: {err}" if str(err) else "ecot: interrupted", file=sys.stderr)
         return 130
     finally:
         if not keep_backends:

@@ -42,16 +42,29 @@ def run(args: argparse.Namespace) -> int:
         runs = store.runs()
         stats = compute_stats(store.iter_trajectories(run_id=args.run, finished_only=True))
         usage = usage_totals(store.usage_rows(args.run), run_models(runs), prices)
+        counts = store.counts(args.run)
     console = Console()
     console.print(f"runs: {', '.join(str(r['id']) for r in runs) or 'none'}" + (f" (showing run {args.run})" if args.run is not None else ""))
-    console.print(render_table(stats))
-    console.print(render_rounds(stats))
-    console.print(render_usage(usage, "Tokens and cost (every stored turn; USD with --prices)"))
+    if stats:
+        console.print(render_table(stats))
+        console.print(render_rounds(stats))
+    else:
+        console.print(_nothing_finished(counts), style="yellow", highlight=False)
+    if usage.all.turns:
+        console.print(render_usage(usage, "Tokens and cost (every stored turn; USD with --prices)"))
     if args.json:
         payload = {"store": str(args.store), "run_id": args.run, **stats_json(stats), "usage": usage.to_dict()}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {args.json}")
     if args.plot:
-        console.print(f"wrote {plot_stats(stats, args.plot)}")
+        console.print(f"wrote {plot_stats(stats, args.plot)}" if stats else f"no figure written to {args.plot}: nothing to draw")
     return 0
+
+
+def _nothing_finished(counts: dict[str, int]) -> str:
+    """Why the depth tables are missing: no trajectory at all, or none finished (a run stopped early)."""
+    if not counts["trajectories"]:
+        return "no trajectory in this store yet: `ecot synth --store ...` makes some"
+    return (f"no finished trajectory: {counts['trajectories']} begun, {counts['turns']} turns stored, none finished "
+            "(a run stopped early: rerunning its `ecot synth` command resumes it); the depth statistics need finished ones")

@@ -27,12 +27,9 @@ from ecot.core.errors import EcotError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: every bundled suite)")
-    parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
-    parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
+    task_arguments(parser)
     parser.add_argument("--generator", default="repair", help="generator name: repair (default), openai, hf, replay")
-    parser.add_argument("--gen-opt", action="append", default=[], metavar="KEY=VALUE", help="generator option (repeatable)")
-    parser.add_argument("--model", help="shorthand for --gen-opt model=...")
-    parser.add_argument("--base-url", help="shorthand for --gen-opt base_url=... (OpenAI-compatible endpoint)")
+    generator_arguments(parser)
     parser.add_argument("--samples", type=int, default=1, help="trajectories per task (default 1)")
     parser.add_argument("--max-rounds", type=int, default=4, help="correction rounds after the first attempt (default 4)")
     parser.add_argument("--workers", type=int, help="backend workers (default: all cores; on Ray: the cluster's CPUs, per domain)")
@@ -48,19 +45,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="system message replacing the routed domain instructions; {domain_instructions} in it stands for them")
     parser.add_argument("--chat-template", type=Path, metavar="FILE", help="Jinja chat template for the model (openai: sent as the request's chat_template, as vLLM takes it; hf: replaces the tokenizer's)")
     parser.add_argument("--prices", type=Path, metavar="FILE", help="price table (TOML, USD per million tokens per model) for the cost columns and --budget-usd")
-    parser.add_argument("--budget-tokens", type=int, metavar="N", help="stop starting requests once the run has used N tokens (prompt + completion, all invocations); rerun with a larger budget to resume")
+    parser.add_argument("--budget-tokens", type=int, metavar="N", help="spend at most N tokens in the run (prompt + completion, all invocations): each request's worst case is reserved before it is sent (a hard limit with --max-tokens); rerun with a larger budget to resume")
     parser.add_argument("--budget-usd", type=float, metavar="USD", help="the same as a cost, priced with --prices")
     parser.add_argument("--progress-every", type=float, default=30.0, metavar="S", help="when stdout is not a terminal, print a progress line every S seconds (default 30; 0: only at the end)")
 
 
+def task_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which tasks: `ecot synth` and `ecot bench` take the same."""
+    parser.add_argument("--domain", action="append", default=[], help="only these domains (repeatable)")
+    parser.add_argument("--task", "--task-id", dest="task", action="append", default=[], metavar="ID",
+                        help="only this task, e.g. python/fizzbuzz (repeatable; --task-id as `ecot check` and `ecot audit` spell it)")
+    parser.add_argument("--limit", type=int, help="at most this many tasks per domain")
+
+
+def generator_arguments(parser: argparse.ArgumentParser) -> None:
+    """The generator's options and the sampling shorthands: `ecot synth` and `ecot bench` spell them alike."""
+    parser.add_argument("--gen-opt", action="append", default=[], metavar="KEY=VALUE", help="generator option (repeatable)")
+    parser.add_argument("--model", help="shorthand for --gen-opt model=...")
+    parser.add_argument("--base-url", help="shorthand for --gen-opt base_url=... (OpenAI-compatible endpoint)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="answer length limit in tokens (the openai generator's max_tokens, the hf generator's max_new_tokens; --gen-opt spells them so too)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature")
+    parser.add_argument("--top-p", type=float, help="nucleus sampling")
+    parser.add_argument("--seed", type=int, help="sampling seed of sample 0 (sample i uses seed + i)")
+
+
 def generator_options(args: argparse.Namespace) -> dict[str, str]:
+    """--gen-opt pairs, then the shorthands (a shorthand wins over the pair it stands for)."""
     from ecot.cli.common import key_values
 
     options = key_values(args.gen_opt, "--gen-opt")
-    if args.model:
-        options["model"] = args.model
-    if args.base_url:
-        options["base_url"] = args.base_url
+    limit = "max_new_tokens" if args.generator == "hf" else "max_tokens"
+    shorthands = {"model": args.model, "base_url": args.base_url, limit: args.max_tokens,
+                  "temperature": args.temperature, "top_p": args.top_p, "seed": args.seed}
+    options.update({key: str(value) for key, value in shorthands.items() if value is not None})
     if args.chat_template is not None:
         options["chat_template"] = read_text(args.chat_template, "--chat-template")
     return options
@@ -82,7 +99,7 @@ def runnable_tasks(args: argparse.Namespace) -> list[Task]:
     from ecot.core.errors import ToolMissingError
     from ecot.domains import BACKENDS
 
-    tasks = load_tasks(args.suites, args.domain)
+    tasks = load_tasks(args.suites, args.domain, args.task)
     usable: list[Task] = []
     for domain in sorted({t.domain for t in tasks}):
         try:
@@ -114,8 +131,8 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ecot.cli.common import console
-    from ecot.cli.synth_report import exit_status, print_report
+    from ecot.cli.common import console, terminate_as_interrupt
+    from ecot.cli.synth_report import exit_status, judge_line, print_report
     from ecot.generators import make_generator
     from ecot.run.session import synthesize
     from ecot.store import TrajectoryStore
@@ -126,13 +143,14 @@ def run(args: argparse.Namespace) -> int:
     generator = make_generator(args.generator, generator_options(args))
     budget, prices = _budget(args, generator)
     judge = _judge(args)  # a bad model fails before a store is created
-    result = synthesize(tasks, generator, args.store, samples=args.samples, max_rounds=args.max_rounds,
-                        system_prompt=system_prompt, budget=budget, judge=judge, options=run_options(args),
-                        console=console)
+    with terminate_as_interrupt():
+        result = synthesize(tasks, generator, args.store, samples=args.samples, max_rounds=args.max_rounds,
+                            system_prompt=system_prompt, budget=budget, judge=judge, options=run_options(args),
+                            console=console)
     with TrajectoryStore(args.store) as store:
         print_report(store, result, prices)
         if judge is not None:
-            console.print(f"world model {judge.model.name}: {result.judge}")
+            console.print(judge_line(judge.model.name, result.judge or {}, args.audit_rate), markup=False)
         if not args.no_export:
             _export(store, result.run_id, args.out)
     return exit_status(result)

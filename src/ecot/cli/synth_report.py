@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -17,6 +17,8 @@ EXIT_OK, EXIT_FAILED, EXIT_BUDGET = 0, 1, 3
 
 
 def print_report(store: TrajectoryStore, result: RunResult, prices: PriceTable | None) -> None:
+    from rich.text import Text
+
     from ecot.cli.common import console
     from ecot.run.usage import render_usage, run_models, usage_totals
 
@@ -25,8 +27,19 @@ def print_report(store: TrajectoryStore, result: RunResult, prices: PriceTable |
     totals = usage_totals(store.usage_rows(run_id), run_models(store.runs()), prices)
     if totals.all.turns:
         console.print(render_usage(totals, title=f"run {run_id}: tokens and cost (all invocations)"))
-    if summary.stop_reason:
-        console.print(f"[yellow]stopped early: {summary.stop_reason}; rerun the same command to resume[/yellow]", highlight=False)
+    if summary.stop is not None:  # the budget's numbers are the table's: both are the store's totals
+        console.print(Text(summary.stop.line(), style="yellow"), soft_wrap=True)
+
+
+def judge_line(name: str, stats: dict[str, Any], audit_rate: float) -> str:
+    """What the world model of a run did, in words: its audits against real runs and its verified Passes."""
+    line = (f"world model {name}: audited {stats.get('audits', 0)} of {stats.get('judged', 0)} world-model turns "
+            f"(rate {audit_rate:g}; {stats.get('disagreements', 0)} disagreed); verified {stats.get('verified', 0)} "
+            f"predicted Passes for real ({stats.get('verified_pass', 0)} confirmed)")
+    real = {"below --min-confidence": stats.get("deferred", 0), "of a domain it has no data for": stats.get("unseen_domain", 0),
+            "it failed on": stats.get("model_errors", 0)}
+    ran = "; ".join(f"{count} {why}" for why, count in real.items() if count)
+    return line + (f"; ran for real instead: {ran}" if ran else "")
 
 
 def summary_table(store: TrajectoryStore, run_id: int, summary: RunSummary) -> Table:
@@ -63,6 +76,6 @@ def summary_table(store: TrajectoryStore, run_id: int, summary: RunSummary) -> T
 def exit_status(result: RunResult) -> int:
     """1 for errors (a generator, a harness, ecot itself, a lost endpoint), else 3 when a budget stopped the run, else 0."""
     summary = result.summary
-    if summary.generator_errors or summary.harness_errors or summary.crashes or (summary.stop_reason and not result.budget_hit):
+    if summary.generator_errors or summary.harness_errors or summary.crashes or (summary.stop and not result.budget_hit):
         return EXIT_FAILED
-    return EXIT_BUDGET if summary.stop_reason else EXIT_OK
+    return EXIT_BUDGET if summary.stop else EXIT_OK

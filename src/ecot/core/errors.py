@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class EcotError(Exception):
     """Base class: a problem ecot reports to the user with a clear message."""
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known name closest to a mistyped one, if one is close."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """" (did you mean 'x'?)" for the known name closest to a mistyped one, else ""."""
+    found = closest(word, known)
+    return f" (did you mean '{found}'?)" if found else ""
 
 
 class TaskFormatError(EcotError):

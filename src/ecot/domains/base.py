@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ecot.core.clean import encodable
 from ecot.core.domain import Domain, find_domain
-from ecot.core.errors import EcotError, TaskOptionsError, ToolMissingError
+from ecot.core.errors import EcotError, TaskOptionsError, ToolMissingError, did_you_mean
 from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains.versions import tool_version
@@ -67,15 +67,18 @@ class FreeOptions(DomainOptions):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-def describe_options_error(err: ValidationError) -> tuple[str, str]:
-    """(option name, message) of the first problem pydantic found."""
-    first = err.errors()[0]
-    option = ".".join(str(part) for part in first["loc"]) or "(options)"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown option (a typo?)"
-    more = f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else ""
-    return option, message + more
+def describe_options_error(err: ValidationError, model: type[BaseModel] | None = None) -> tuple[str, str]:
+    """(name of the first bad option, every problem pydantic found in words: the first one's message, then
+    "; option 'y': ..." for each other); an unknown name gets the closest of `model`'s options."""
+    problems = []
+    for error in err.errors():
+        option = ".".join(str(part) for part in error["loc"]) or "(options)"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown option" + (did_you_mean(option, model.model_fields) if model is not None else "")
+        problems.append((option, message))
+    (option, message), others = problems[0], problems[1:]
+    return option, "; ".join([message, *(f"option '{name}': {text}" for name, text in others)])
 
 
 def build_options(model: type[BaseModel], options: Mapping[str, Any], files: Mapping[str, str]) -> BaseModel:
@@ -83,7 +86,7 @@ def build_options(model: type[BaseModel], options: Mapping[str, Any], files: Map
     try:
         made = model.model_validate(dict(options))
     except ValidationError as err:
-        raise OptionProblem(*describe_options_error(err)) from None
+        raise OptionProblem(*describe_options_error(err, model)) from None
     if isinstance(made, DomainOptions):
         made.check_bundle(files)
     return made
@@ -103,6 +106,7 @@ OptionsT = TypeVar("OptionsT", bound=BaseModel)  # the options model a backend's
 class Backend(ABC, Generic[OptionsT]):
     domain: ClassVar[str]  # the name of the domain descriptor that holds this backend's labels
     tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
+    optional_tools: ClassVar[tuple[str, ...]] = ()  # executables used when PATH has them (valgrind's counts)
     install_hint: ClassVar[str] = "run `make setup`"
     # what one evaluation needs, for placement on Ray (vocabulary in ecot.executors.local: "cpu", "gpu",
     # "memory_mb", "toolchain:<name>", custom names); "toolchain:<domain>" is always implied

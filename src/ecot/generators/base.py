@@ -62,6 +62,11 @@ class Generator(ABC):
         """
         return list(await asyncio.gather(*(self.generate(messages, task, turns, s) for s in samples)))
 
+    @property
+    def answer_limit(self) -> int | None:
+        """The most tokens one answer may have (the request's max_tokens); None when not bounded."""
+        return None
+
     async def preflight(self) -> None:  # noqa: B027  an optional hook: most generators need no check
         """Fail fast, with one clear line, when the generator cannot work at all (an endpoint is down)."""
 

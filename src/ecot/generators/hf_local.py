@@ -292,6 +292,10 @@ class HFGenerator(Generator):
         reply = await asyncio.to_thread(self.chat, messages, seed=self.seed + sample)
         return build_generation(reply.text, None, task.domain, reply.usage, reply.finish_reason)
 
+    @property
+    def answer_limit(self) -> int | None:
+        return int(self.max_new_tokens)
+
     def provenance(self) -> dict[str, Any]:
         return {
             **super().provenance(),

@@ -209,6 +209,11 @@ class OpenAIGenerator(Generator):
             found += await super().generate_samples(messages, task, samples[len(found) :], turns)
         return found
 
+    @property
+    def answer_limit(self) -> int | None:
+        limit = self.sampling["max_tokens"]
+        return None if limit is None else int(limit)
+
     async def preflight(self) -> None:
         """GET /models (or a 1-token completion) with a short timeout; one line naming the URL on failure."""
         models = await asyncio.to_thread(preflight, self.base_url, self.api_key, self.model)

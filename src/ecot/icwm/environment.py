@@ -48,6 +48,7 @@ class AuditStats:
     predicted: int = 0
     verified: int = 0  # predicted Pass, run for real
     verified_pass: int = 0  # ... and the real backend agreed
+    judged: int = 0  # stored turns whose verdict is the model's (what audits sample)
     audits: int = 0
     disagreements: int = 0
     audit_infra: int = 0  # audits whose real run failed for harness reasons (not recorded)
@@ -170,9 +171,10 @@ class WorldModelEnvironment(BaseEnvironment):
         return draw < self.audit_rate
 
     async def after_turn(self, traj: Trajectory, turn: Turn, task: Task) -> None:
-        if turn.observation_source != self.source or turn.code is None or self.real is None:
+        if turn.observation_source != self.source or turn.code is None:
             return
-        if not self.audited(traj, turn):
+        self.stats.judged += 1
+        if self.real is None or not self.audited(traj, turn):
             return
         real = await self.real.observe(task, turn.code)
         if real.is_infra:

@@ -7,6 +7,10 @@ from typing import Any
 
 from ecot.icwm.fidelity import PAPER, FidelityReport
 
+# Under this many judged turns in a domain one turn moves its percentages by more than about 3 points:
+# the numbers are shown, with a warning that they say little.
+SMALL_SAMPLE = 30
+
 
 def _pct(value: Any) -> str:
     return "-" if value is None else f"{100 * float(value):.1f}%"
@@ -18,6 +22,42 @@ def _speed(entry: dict[str, Any] | None) -> str:
     if "speedup_median" not in entry:
         return f"{1000 * entry['icwm_median_s']:.2f}ms"
     return f"{entry['speedup_median']:.0f}x"
+
+
+def examples_table(counts: dict[str, dict[str, int]]) -> Any:
+    """The real examples a model learns from (or is judged on), per domain and label."""
+    from rich.table import Table
+
+    table = Table(title="real examples per domain")
+    for column in ("domain", "examples", "labels"):
+        table.add_column(column, justify="right" if column == "examples" else "left")
+    for domain, labels in counts.items():
+        table.add_row(domain, str(sum(labels.values())), ", ".join(f"{label} {n}" for label, n in labels.items()))
+    return table
+
+
+def held_out_table(held: dict[str, dict[str, Any]]) -> Any:
+    """What `train` and `retrain` measured on the held-out tasks, per domain."""
+    from rich.table import Table
+
+    table = Table(title="held-out tasks (never trained on)")
+    for column in ("domain", "turns", "acc", "majority", "bal acc", "recall per label"):
+        table.add_column(column, justify="left" if column in ("domain", "recall per label") else "right")
+    for domain, row in held.items():
+        recall = ", ".join(f"{label} {_pct(value)}" for label, value in row.get("recall", {}).items())
+        table.add_row(domain, str(row.get("turns", "-")), _pct(row.get("accuracy")), _pct(row.get("majority_baseline")),
+                      _pct(row.get("balanced_accuracy")), recall)
+    return table
+
+
+def small_sample_warning(turns: dict[str, int], what: str = "held-out turns") -> str | None:
+    """One line naming the domains with too few turns for their percentages to mean much; None if none."""
+    small = {domain: n for domain, n in turns.items() if n < SMALL_SAMPLE}
+    if not small:
+        return None
+    listed = ", ".join(f"{domain}: {n}, one turn moves a percentage by {100 / max(n, 1):.0f} points" for domain, n in small.items())
+    return (f"warning: these numbers rest on few {what} ({listed}); read them as rough, and synthesize more "
+            "trajectories (more tasks, --samples) for firm ones")
 
 
 def summary_table(report: FidelityReport) -> Any:
@@ -129,14 +169,36 @@ def audit_table(audits: dict[str, Any]) -> Any:
 
 def plot(report: FidelityReport, path: Path) -> Path:
     """Left: accuracy, trajectory agreement and the majority baseline per domain (dashed 95%);
-    right: recall of every label, so a model that ignores a rare label shows it."""
+    right: recall and precision of every label, so a model that ignores a rare label shows it."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(report)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def figure(report: FidelityReport) -> Any:
+    """The figure `plot` saves. Every text keeps clear of the others: the values stand upright above their
+    bars, and the labels are rows of a horizontal chart that grows with their number."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     domains = list(report.turns)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [1, 1.4]})
+    rows = [(d, label, row) for d in domains for label, row in report.turns[d]["labels"].items() if row["support"]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, max(4.8, 1.6 + 0.34 * len(rows))),
+                                      gridspec_kw={"width_ratios": [1, 1.4]})
+    _plot_fidelity(left, report, domains)
+    _plot_recall(right, rows, len(domains) > 1)
+    fig.suptitle(report.model, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _plot_fidelity(ax: Any, report: FidelityReport, domains: list[str]) -> None:
     series = [
         ("outcome accuracy", [report.turns[d]["accuracy"] for d in domains], "#3b6fb6"),
         ("trajectory agreement", [report.trajectories.get(d, {}).get("agreement") or 0 for d in domains], "#e08a2c"),
@@ -146,35 +208,28 @@ def plot(report: FidelityReport, path: Path) -> Path:
     width = 0.8 / len(series)
     for i, (name, values, colour) in enumerate(series):
         xs = [k + (i - 1.5) * width for k in range(len(domains))]
-        bars = left.bar(xs, [100 * v for v in values], width, label=name, color=colour)
-        left.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
-    left.axhline(95, linestyle="--", color="black", linewidth=1)
-    left.set_xticks(range(len(domains)), domains)
-    left.set_xlim(-0.6, max(len(domains), 3) - 0.4)  # a lone domain keeps narrow bars
-    left.set_ylim(0, 105)
-    left.set_ylabel("%")
-    left.set_title("ICWM fidelity on held-out tasks")
-    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2)
-    _plot_recall(right, report, domains)
-    fig.suptitle(report.model, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+        bars = ax.bar(xs, [100 * v for v in values], width, label=name, color=colour)
+        ax.bar_label(bars, fmt="%.1f", fontsize=6, padding=2, rotation=90)
+    ax.axhline(95, linestyle="--", color="black", linewidth=1)
+    ax.set_xticks(range(len(domains)), domains, rotation=30 if len(domains) > 4 else 0)
+    ax.set_xlim(-0.6, max(len(domains), 3) - 0.4)  # a lone domain keeps narrow bars
+    ax.set_ylim(0, 125)  # room for the upright values above a full bar
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_ylabel("%")
+    ax.set_title("ICWM fidelity on held-out tasks")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
 
 
-def _plot_recall(ax: Any, report: FidelityReport, domains: list[str]) -> None:
-    rows = [(d, label, row) for d in domains for label, row in report.turns[d]["labels"].items() if row["support"]]
-    names = [f"{d}\n{label}" if len(domains) > 1 else label for d, label, _ in rows]
-    recall = [100 * row["recall"] for _, _, row in rows]
-    precision = [100 * row["precision"] for _, _, row in rows]
-    xs = range(len(rows))
-    ax.bar([x - 0.2 for x in xs], recall, 0.4, label="recall", color="#3b6fb6")
-    ax.bar([x + 0.2 for x in xs], precision, 0.4, label="precision", color="#9bb8e0")
-    for x, (_, _, row) in zip(xs, rows):
-        ax.text(x, 101, f"n={row['support']}", ha="center", fontsize=6)
-    ax.set_xticks(list(xs), names, rotation=35, ha="right", fontsize=7)
-    ax.set_ylim(0, 108)
-    ax.set_title("per-label recall and precision (held-out turns)")
-    ax.legend(fontsize=7, loc="lower right")
+def _plot_recall(ax: Any, rows: list[tuple[str, str, Any]], several: bool) -> None:
+    names = [f"{d}: {label}" if several else label for d, label, _ in rows]
+    ys = range(len(rows))
+    ax.barh([y - 0.2 for y in ys], [100 * row["recall"] for _, _, row in rows], 0.4, label="recall", color="#3b6fb6")
+    ax.barh([y + 0.2 for y in ys], [100 * row["precision"] for _, _, row in rows], 0.4, label="precision", color="#9bb8e0")
+    for y, (_, _, row) in zip(ys, rows):
+        ax.text(102, y, f"n={row['support']}", va="center", fontsize=7)
+    ax.set_yticks(list(ys), names, fontsize=7)
+    ax.invert_yaxis()  # the first label on top
+    ax.set_xlim(0, 118)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_title("per-label recall and precision, % (held-out turns)")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)

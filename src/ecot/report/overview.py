@@ -31,6 +31,7 @@ class RunView:
     passed: int = 0
     first_started: str = ""
     last_finished: str = ""
+    last_invocation: str = ""  # how the last `ecot synth`/`bench run` of it ended: done, or why it stopped early
 
 
 @dataclass
@@ -66,7 +67,9 @@ class Overview:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_views(runs: Sequence[Mapping[str, Any]], activity: Mapping[int, Mapping[str, Any]]) -> list[RunView]:
+def run_views(runs: Sequence[Mapping[str, Any]], activity: Mapping[int, Mapping[str, Any]],
+              invocations: Sequence[Mapping[str, Any]] = ()) -> list[RunView]:
+    last = {int(row["run_id"]): row for row in invocations}  # oldest first: the last one wins
     views = []
     for run in runs:
         config: dict[str, Any] = run.get("config") or {}
@@ -89,8 +92,19 @@ def run_views(runs: Sequence[Mapping[str, Any]], activity: Mapping[int, Mapping[
             setattr(view, key, int(found.get(key) or 0))
         view.first_started = str(found.get("first_started") or "")
         view.last_finished = str(found.get("last_finished") or "")
+        view.last_invocation = _ended(last.get(view.id))
         views.append(view)
     return views
+
+
+def _ended(invocation: Mapping[str, Any] | None) -> str:
+    """How an invocation ended, in words: what it added, and why it stopped early and what a rerun does."""
+    if invocation is None:
+        return ""
+    added = f"added {invocation['turns']} turns, {invocation['tokens']:,} tokens"
+    if not invocation.get("stop_kind"):
+        return f"{added}; did all its work"
+    return f"{added}; stopped early ({invocation['stop_kind']}): {invocation['stop_detail']}; {invocation['rerun']}"
 
 
 def domain_rows(stats: Mapping[str, DomainStats]) -> tuple[list[DomainRow], int]:

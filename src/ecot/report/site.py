@@ -166,7 +166,7 @@ class _Site:
         shown_runs = [r for r in self.runs if self.options.run_id in (None, r["id"])]
         overview = Overview(
             counts=self.store.counts(self.options.run_id),
-            runs=run_views(shown_runs, self.store.run_activity()),
+            runs=run_views(shown_runs, self.store.run_activity(), self.store.invocations()),
             domains=domains,
             rounds=rounds,
             labels_per_round=labels_per_round(stats),

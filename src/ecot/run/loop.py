@@ -28,7 +28,7 @@ from ecot.core.trajectory import REAL, Message, Trajectory, TrajectoryStatus, Tu
 from ecot.generators.base import Generation, Generator
 from ecot.generators.endpoint import EndpointDownError
 from ecot.run import observation
-from ecot.run.control import BudgetExhausted, RunControl
+from ecot.run.control import BudgetExhausted, Hold, RunControl, Stop, StopKind, prompt_bound
 from ecot.run.progress import LiveCounters
 from ecot.run.router import first_messages
 
@@ -109,7 +109,11 @@ class RunSummary:
     generator_errors: list[str] = field(default_factory=list)
     harness_errors: list[str] = field(default_factory=list)  # trajectories ended by Infra_Error: task#sample: why
     crashes: list[str] = field(default_factory=list)  # trajectories ecot itself failed on: task#sample: why
-    stop_reason: str | None = None  # why the run stopped early (a budget, the endpoint); None when it did not
+    stop: Stop | None = None  # why the run stopped early (a budget, the endpoint, Ctrl-C); None when it did not
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.stop.detail if self.stop is not None else None
 
     def add(self, status: TrajectoryStatus, new_turns: Sequence[Turn]) -> None:
         self.statuses[status] += 1
@@ -130,25 +134,46 @@ class FirstTurns:
     """The first answers of one task's fresh samples, asked for together when the first of them needs its own.
 
     They share the prompt, so one `generate_samples` call (one request with `n` on endpoints that take
-    it) serves them all; each trajectory still waits for its answer in its own in-flight slot.
+    it) serves them all; each trajectory still waits for its answer in its own in-flight slot. The
+    request's worst case is reserved once for all of them; each answer gives its share back.
     """
 
-    def __init__(self, generator: Generator, task: Task, samples: list[int], counters: LiveCounters) -> None:
-        self.generator, self.task, self.samples, self.counters = generator, task, samples, counters
+    def __init__(self, loop: SynthesisLoop, task: Task, samples: list[int]) -> None:
+        self.loop, self.task, self.samples = loop, task, samples
+        self.hold: Hold | None = None
         self._pending: asyncio.Future[list[Generation]] | None = None
-
-    @property
-    def asked(self) -> bool:
-        """Whether the shared request has gone out (its answers are paid for: each is taken, even past a budget)."""
-        return self._pending is not None
+        self._settled: set[int] = set()
 
     async def answer(self, messages: list[Message], sample: int) -> Generation:
         if self._pending is None:
-            self.counters.request_started()
-            self._pending = asyncio.ensure_future(self.generator.generate_samples(messages, self.task, self.samples))
-            self._pending.add_done_callback(lambda _: self.counters.request_ended())
-        results = await asyncio.shield(self._pending)
-        return results[self.samples.index(sample)]
+            self._pending = asyncio.ensure_future(self._ask(messages))
+        try:
+            results = await asyncio.shield(self._pending)
+        except BaseException:
+            self.settle(sample, None)
+            raise
+        found = results[self.samples.index(sample)]
+        self.settle(sample, found.usage)
+        return found
+
+    async def _ask(self, messages: list[Message]) -> list[Generation]:
+        self.hold = await self.loop.reserve(messages, (), len(self.samples))
+        counters = self.loop.counters
+        counters.request_started()
+        try:
+            return await self.loop.generator.generate_samples(messages, self.task, self.samples)
+        finally:
+            counters.request_ended()
+
+    def settle(self, sample: int, usage: dict[str, int] | None) -> None:
+        """Charge this sample's answer (None: give its share back unspent), once per sample."""
+        if sample in self._settled or sample not in self.samples:
+            return
+        self._settled.add(sample)
+        if usage is None:
+            self.loop.control.release(self.hold)
+        else:
+            self.loop.control.charge(usage, self.hold)
 
 
 class SynthesisLoop:
@@ -185,21 +210,24 @@ class SynthesisLoop:
                     log.exception("ecot failed on %s sample %d", task.id, sample)
                     summary.crashes.append(f"{task.id}#{sample}: {type(err).__name__}: {clean(str(err), 300)}")
                     status, new_turns = TrajectoryStatus.CRASHED, []
+                finally:
+                    if first is not None:
+                        first.settle(sample, None)  # a share never taken (a crash before the answer) goes back
             summary.add(status, new_turns)
             if status == TrajectoryStatus.ERROR and new_turns:
                 summary.harness_errors.append(f"{task.id}#{sample}: {new_turns[-1].outcome.diagnostic}")
-            self.counters.trajectory_ended()
+            self.counters.trajectory_ended(skipped=status == TrajectoryStatus.SKIPPED)
             if on_done:
                 on_done(status)
 
         jobs = []
         for task in tasks:
             fresh = [s for s in range(samples) if (task.id, s) not in started]
-            first = FirstTurns(self.generator, task, fresh, self.counters) if len(fresh) > 1 else None
+            first = FirstTurns(self, task, fresh) if len(fresh) > 1 else None
             jobs += [one(task, s, first if s in fresh else None) for s in range(samples)]
         await asyncio.gather(*jobs)
         if summary.statuses[TrajectoryStatus.STOPPED]:  # a budget spent by the very last turn stopped nothing
-            summary.stop_reason = self.control.stop_reason
+            summary.stop = self.control.stopped
         return summary
 
     async def run_trajectory(
@@ -214,13 +242,11 @@ class SynthesisLoop:
         while (status := self._status(traj)) is None:
             messages = conversation(traj.prompt_messages, traj.turns, task)
             try:
-                if not (first is not None and first.asked and not traj.turns):
-                    self.control.check()
                 turn = await self._turn(task, sample, messages, traj.turns, first)
             except BudgetExhausted:
                 return TrajectoryStatus.STOPPED, added  # left unfinished: a rerun (with budget left) resumes it
             except EndpointDownError as err:  # the breaker said it once, in the log; stop the others quietly
-                self.control.stop(str(err))
+                self.control.stop(str(err), StopKind.ENDPOINT)
                 return TrajectoryStatus.STOPPED, added
             except Exception as err:  # noqa: BLE001 - an endpoint failure must not stop other trajectories
                 log.warning("generator failed on %s sample %d: %s", task.id, sample, err)
@@ -228,7 +254,6 @@ class SynthesisLoop:
                     summary.generator_errors.append(f"{task.id}#{sample}: {type(err).__name__}: {clean(str(err), 300)}")
                 return TrajectoryStatus.GENERATOR_ERROR, added  # left unfinished: a rerun retries it
             turn = self._store(traj, turn)
-            self.control.charge(turn.usage)
             self.counters.turn_stored(turn.outcome.label, turn.usage)
             added.append(turn)
             await self._after_turn(traj, turn, task)
@@ -265,11 +290,29 @@ class SynthesisLoop:
     ) -> Generation:
         if first is not None and not turns:
             return await first.answer(messages, sample)
+        hold = await self.reserve(messages, turns)
         self.counters.request_started()
         try:
-            return await self.generator.generate(messages, task, turns, sample)
+            generation = await self.generator.generate(messages, task, turns, sample)
+        except BaseException:
+            self.control.release(hold)
+            raise
         finally:
             self.counters.request_ended()
+        self.control.charge(generation.usage, hold)
+        return generation
+
+    async def reserve(self, messages: list[Message], turns: Sequence[Turn], answers: int = 1) -> Hold:
+        """Reserve the worst case of one request for `answers` answers (BudgetExhausted: none may start)."""
+        if self.generator.synthetic:  # no model reads the prompt: only what the generator reports counts
+            return await self.control.reserve(0, 0.0, answers)
+        limit = self.generator.answer_limit
+        answer = limit if limit is not None else self.control.longest_answer
+        # each answer may be billed the whole prompt (an endpoint without `n` gets one request per answer)
+        usage = {"prompt_tokens": answers * prompt_bound(messages, turns), "completion_tokens": answers * answer}
+        price = self.control.budget.price
+        usd = price.cost(usage) if price else 0.0
+        return await self.control.reserve(usage["prompt_tokens"] + usage["completion_tokens"], usd, answers)
 
     async def _turn(
         self, task: Task, sample: int, messages: list[Message], turns: Sequence[Turn], first: FirstTurns | None = None

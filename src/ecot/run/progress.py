@@ -1,4 +1,5 @@
-"""Live progress of a synthesis run: turns done, labels so far, requests in flight, tokens per second.
+"""Live progress of a synthesis run: turns done, labels so far, requests in flight, tokens per second, and
+the time left (ETA: the trajectories left at the pace of those this invocation ended, skipped ones aside).
 
 The loop updates a LiveCounters as it goes (in its event-loop thread). ProgressReporter shows them:
 on a terminal as a rich bar whose text is redrawn a few times a second; otherwise (output redirected
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +27,14 @@ LABELS_SHOWN = 6
 class LiveCounters:
     total: int = 0  # trajectories this invocation goes through
     done: int = 0  # of those, how many ended (finished, skipped, stopped or failed)
+    skipped: int = 0  # of those, how many an earlier invocation had finished
     turns: int = 0
     labels: Counter[str] = field(default_factory=Counter)
     in_flight: int = 0  # generation requests open now
     prompt_tokens: int = 0
     completion_tokens: int = 0
     started: float = field(default_factory=time.monotonic)
+    on_turn: Callable[[str], None] | None = None  # told each stored turn's label (ecot.run.advice watches them)
 
     def request_started(self) -> None:
         self.in_flight += 1
@@ -44,12 +47,23 @@ class LiveCounters:
         self.labels[label] += 1
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if self.on_turn is not None:
+            self.on_turn(label)
 
-    def trajectory_ended(self) -> None:
+    def trajectory_ended(self, skipped: bool = False) -> None:
         self.done += 1
+        self.skipped += skipped
+
+    def eta(self) -> float | None:
+        """Seconds left at the pace of the trajectories this invocation ended; None before the first."""
+        worked = self.done - self.skipped
+        if worked <= 0:
+            return None
+        return (time.monotonic() - self.started) / worked * (self.total - self.done)
 
     def line(self, compact: bool = False) -> str:
-        """One line, e.g. 'trajectories 3/12 | turns 17 (Pass 3, Syntax_Error 9) | in flight 5 | 40.0 tok/s | ...'.
+        """One line, e.g. 'trajectories 3/12 | turns 17 (Pass 3, Syntax_Error 9) | in flight 5 | 40.0 tok/s |
+        tokens 12,345 | ETA 0:04:10 | 0:01:30'.
 
         `compact` leaves out what a progress bar already shows (trajectories, elapsed time).
         """
@@ -63,6 +77,7 @@ class LiveCounters:
             f"in flight {self.in_flight}",
             f"{self.completion_tokens / elapsed:.1f} tok/s",
             f"tokens {self.prompt_tokens + self.completion_tokens:,}",
+            f"ETA {_clock(eta)}" if (eta := self.eta()) is not None else "ETA -",
         ]
         if compact:
             return " | ".join(parts)

@@ -18,20 +18,25 @@ its progress. `ecot synth` and `ecot bench run` are these calls plus their optio
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ecot.core.task import Task
 from ecot.generators.base import Generator
-from ecot.run.control import Budget, RunControl
+from ecot.run.advice import AnswerWatch
+from ecot.run.control import Budget, RunControl, RunInterrupted, Stop, StopKind
 from ecot.run.identity import run_config
 from ecot.run.loop import Environment, LoopSettings, RealEnvironment, RunSummary, SynthesisLoop
 from ecot.run.progress import LiveCounters, ProgressReporter
-from ecot.run.usage import usage_totals
+from ecot.run.usage import Tokens, usage_totals
 from ecot.store import TrajectoryStore
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # rich, the executors (process pools, Ray) load only where a run starts
     from rich.console import Console
@@ -125,25 +130,75 @@ def run_session(
     warm: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Run (or resume) a run of the loop: check the generator, open the store (one writer) and the pool,
-    find or create the run, then advance every trajectory; `warm(domain)` runs in each worker meanwhile."""
+    find or create the run, then advance every trajectory; `warm(domain)` runs in each worker meanwhile.
+    Each call is recorded in the store (what it added, why it stopped early); Ctrl-C raises RunInterrupted."""
     from ecot.executors.local import make_executor
 
     options = options or RunOptions()
     asyncio.run(generator.preflight())  # an unreachable endpoint: one line naming it, nothing stored
+    say = _sayer(console)
     with TrajectoryStore(store_path, writer=True) as store, \
             make_executor(options.ray_address, options.workers, options.max_pending) as pool:
+        started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         run_id, tasks = begin(store, pool)
         spent = usage_totals(store.usage_rows(run_id), {}).all  # what earlier invocations of the run spent
+        _announce(say, store, run_id, spent, len(tasks) * samples, budget, generator)
         control = RunControl(budget or Budget(), spent.to_dict())
         real = RealEnvironment(pool)
         environment = real if judge is None else judge.environment(real, store)
-        counters = LiveCounters(total=len(tasks) * samples)
+        counters = LiveCounters(total=len(tasks) * samples, on_turn=_watch(say, generator))
         loop = SynthesisLoop(generator, environment, store, loop_settings, control, counters)
         warming = _warm_work(warm, tasks) * pool.workers
-        with _progress(counters, console, f"{title} {run_id}", options.progress_every) as progress:
-            advance = progress.advance if progress is not None else None
-            summary = asyncio.run(_advance(loop, run_id, tasks, samples, advance, pool, warming))
+        try:
+            with _progress(counters, console, f"{title} {run_id}", options.progress_every) as progress:
+                advance = progress.advance if progress is not None else None
+                summary = asyncio.run(_advance(loop, run_id, tasks, samples, advance, pool, warming))
+        except KeyboardInterrupt:
+            kept = usage_totals(store.usage_rows(run_id), {}).all.turns
+            stop = Stop(StopKind.INTERRUPTED, f"run {run_id} keeps its {kept} turns ({kept - spent.turns} from this invocation)")
+            _record(store, run_id, started_at, spent, stop)
+            raise RunInterrupted(f"{stop.detail}; {stop.rerun}") from None
+        _record(store, run_id, started_at, spent, summary.stop)
     return RunResult(run_id, summary, control.budget_hit, judge.stats() if judge is not None else None)
+
+
+def _sayer(console: Console | None) -> Callable[[str], None]:
+    """Where a run's notes go: the console (yellow), else the log."""
+    if console is None:
+        return lambda text: log.warning("%s", text)
+    from rich.text import Text
+
+    return lambda text: console.print(Text(text, style="yellow"), soft_wrap=True)
+
+
+def _announce(say: Callable[[str], None], store: TrajectoryStore, run_id: int, spent: Tokens, total: int,
+              budget: Budget | None, generator: Generator) -> None:
+    """What the run holds already (a resume), and a budget that cannot bound the answers' length."""
+    if spent.turns:
+        finished = store.counts(run_id)["finished"]
+        left = "nothing left to do" if finished >= total else f"{finished} of {total} trajectories finished"
+        say(f"resuming run {run_id}: {spent.turns} turns, {spent.total_tokens:,} tokens already stored ({left})")
+    if budget is not None and budget.active and generator.answer_limit is None and not generator.synthetic:
+        say("note: the answers have no length limit, so the budget counts each request's answer as the longest "
+            "seen so far and the requests in flight may pass it; give --max-tokens N to make it a hard limit")
+
+
+def _watch(say: Callable[[str], None], generator: Generator) -> Callable[[str], None]:
+    watch = AnswerWatch(generator.answer_limit)
+
+    def turn(label: str) -> None:
+        warning = watch.turn(label)
+        if warning is not None:
+            say(warning)
+
+    return turn
+
+
+def _record(store: TrajectoryStore, run_id: int, started_at: str, before: Tokens, stop: Stop | None) -> None:
+    """Record this invocation: the turns and tokens the store gained since `before`, why it stopped early."""
+    now = usage_totals(store.usage_rows(run_id), {}).all
+    store.record_invocation(run_id, started_at, (now.turns - before.turns, now.total_tokens - before.total_tokens),
+                            None if stop is None else (str(stop.kind), stop.detail, stop.rerun))
 
 
 def _warm_work(warm: Callable[[str], None] | None, tasks: Sequence[Task]) -> list[Work]:

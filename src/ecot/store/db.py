@@ -319,6 +319,22 @@ class TrajectoryStore:
             rows = self._conn.execute(f"{sql} ORDER BY a.id")
         return [{**dict(r), "agree": bool(r["agree"]), "real_outcome": json.loads(r["real_outcome"])} for r in rows]
 
+    # -- invocations ------------------------------------------------------------------------
+
+    def record_invocation(self, run_id: int, started_at: str, added: tuple[int, int], stop: tuple[str, str, str] | None) -> None:
+        """One call of synthesize/benchmark on the run: when, the turns and tokens it `added`, and why it
+        stopped early as (kind, what happened, what a rerun does), None when it did all its work."""
+        kind, detail, rerun = stop or (None, None, None)
+        with self._transaction():
+            self._conn.execute(
+                "INSERT INTO invocations (run_id, started_at, ended_at, turns, tokens, stop_kind, stop_detail, rerun) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (run_id, started_at, _now(), *added, kind, _text(detail), _text(rerun)))
+
+    def invocations(self, run_id: int | None = None) -> list[dict[str, Any]]:
+        """The recorded invocations, oldest first (of one run, or of all)."""
+        scope, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        return [dict(r) for r in self._conn.execute(f"SELECT * FROM invocations {scope} ORDER BY id", params)]
+
     # -- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -102,6 +102,27 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE turns ADD COLUMN reasoning_content TEXT",
         ),
     ),
+    Migration(
+        5,
+        "invocations",
+        (
+            # One row per call of synthesize/benchmark on a run (a command, or a rerun of it): what it
+            # added, and why it stopped early (budget, endpoint, interrupted) with what a rerun does;
+            # stop_kind is NULL when it did all its work.
+            """CREATE TABLE invocations (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs(id),
+                started_at TEXT NOT NULL,
+                ended_at TEXT NOT NULL,
+                turns INTEGER NOT NULL,
+                tokens INTEGER NOT NULL,
+                stop_kind TEXT,
+                stop_detail TEXT,
+                rerun TEXT
+            )""",
+            "CREATE INDEX invocations_run ON invocations(run_id)",
+        ),
+    ),
 )
 
 

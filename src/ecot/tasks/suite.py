@@ -13,13 +13,13 @@ from __future__ import annotations
 import gzip
 import json
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ecot.core.errors import TaskFormatError
+from ecot.core.errors import TaskFormatError, did_you_mean
 from ecot.core.task import Limits, Task
 from ecot.domains import options_model
 from ecot.domains.base import check_options
@@ -74,11 +74,23 @@ class TaskModel(BaseModel):
         )
 
 
+# The keys a task may hold at each level (task.toml also takes prompt_file and reference_file).
+KNOWN_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {
+    (): (*TaskModel.model_fields, "prompt_file", "reference_file"),
+    ("limits",): tuple(LimitsModel.model_fields),
+}
+
+
 def _describe(err: ValidationError) -> str:
-    first = err.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    more = f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else ""
-    return f"field '{field}': {first['msg']}{more}"
+    """Every problem pydantic found, one after the other; an unknown key gets the closest known one."""
+    problems = []
+    for error in err.errors():
+        loc = tuple(str(part) for part in error["loc"])
+        message = str(error["msg"])
+        if error["type"] == "extra_forbidden":
+            message = "unknown key" + did_you_mean(loc[-1], KNOWN_KEYS.get(loc[:-1], ()))
+        problems.append(f"field '{'.'.join(loc) or '(top level)'}': {message}")
+    return "; ".join(problems)
 
 
 def parse_task(data: Any, where: str) -> Task:
@@ -168,24 +180,27 @@ def load_suite(path: Path) -> list[Task]:
     if not path.exists():
         raise TaskFormatError(str(path), "no such file or folder")
     if path.is_file():
-        tasks = list(load_jsonl(path))
+        found = [(where, parse_task(data, where)) for where, data in read_jsonl(path)]
     elif (path / TASK_FILE).is_file():
-        tasks = [load_task_dir(path)]
+        found = [(str(path), load_task_dir(path))]
     else:
         folders = sorted(p.parent for p in path.rglob(TASK_FILE))
-        tasks = [load_task_dir(folder) for folder in folders]
-    if not tasks:
+        found = [(str(folder), load_task_dir(folder)) for folder in folders]
+    if not found:
         raise TaskFormatError(str(path), "no tasks found (expected task.toml folders or a .jsonl file)")
-    check_unique_ids(tasks, str(path))
+    tasks = [task for _, task in found]
+    check_unique_ids(tasks, str(path), [place for place, _ in found])
     return tasks
 
 
-def check_unique_ids(tasks: Iterable[Task], where: str) -> None:
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise TaskFormatError(where, f"duplicate task id {task.id!r}")
-        seen.add(task.id)
+def check_unique_ids(tasks: Iterable[Task], where: str, places: Sequence[str] = ()) -> None:
+    """Each id once; `places` (where each task came from: a folder, a file:line) name both of a duplicate."""
+    first: dict[str, int] = {}
+    for index, task in enumerate(tasks):
+        if task.id in first:
+            both = f" (in {places[first[task.id]]} and {places[index]})" if places else ""
+            raise TaskFormatError(where, f"duplicate task id {task.id!r}{both}")
+        first[task.id] = index
 
 
 def write_jsonl(tasks: Iterable[Task], path: Path) -> int:

@@ -46,7 +46,8 @@ PAST_END_NOTE = "<past the end>"
 class AsmBackend(Backend[AsmOptions]):
     domain = "asm"
     options_model = AsmOptions
-    tools = ("gcc", "as", "ld", "addr2line")  # valgrind is optional: without it no instruction counts
+    tools = ("gcc", "as", "ld", "addr2line")
+    optional_tools = ("valgrind",)  # without it no instruction counts
     install_hint = "install the Debian packages gcc, binutils and valgrind (`make setup`)"
 
     def tool_versions(self) -> dict[str, str]:

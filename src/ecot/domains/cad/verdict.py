@@ -54,7 +54,7 @@ class Thresholds:
         try:
             typed = CadOptions.model_validate(dict(options))
         except ValidationError as err:
-            option, message = describe_options_error(err)
+            option, message = describe_options_error(err, CadOptions)
             raise ValueError(f"{where}: option '{option}': {message}") from None
         return cls.of(typed)
 

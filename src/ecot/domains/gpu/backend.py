@@ -50,6 +50,7 @@ COMPILE_CACHE_ENTRIES = 512
 
 class GpuBackend(Backend[GpuOptions]):
     domain = "gpu"
+    optional_tools = ("nvcc",)  # CUDA kernels are compiled only where it is
     options_model = GpuOptions
     install_hint = "install the ml extra (`pip install -e .[ml]`: torch and triton)"
 
