@@ -13,7 +13,6 @@ short) and is printed.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +114,8 @@ def _load(args: argparse.Namespace) -> list[Any]:
 
 
 async def _evaluate_all(args: argparse.Namespace, tasks: list[Task], pool: Executor) -> list[tuple[Task, Outcome]]:
+    import asyncio
+
     from rich.progress import Progress
 
     from ecot.cli.common import console
