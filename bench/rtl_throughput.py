@@ -3,9 +3,13 @@
 For every reference of the bundled RTL suite (and of RTLLM, when ../shared/data/rtllm exists) it times
   bare:    the same tool commands run directly (iverilog -g2012, vvp, and for designs with dotted
            names the design-alone elaboration), no sandbox, no harness
+  bare+yosys: the same plus the structural checks' Yosys script run directly on the design
   backend: RtlBackend.run with synth="off" (the same two tools, through the sandbox and verdict channel)
-  full:    RtlBackend.run with the task's default checks (adds Yosys)
-and prints medians, the median per-evaluation overhead ratio, and throughput on 1..N worker processes.
+  full:    RtlBackend.run with the task's default checks (adds Yosys), one step after the other
+alternating the four per repeat, and prints medians, the median per-evaluation ratios (backend / bare,
+full / bare+yosys), and throughput on 1..N worker processes. The task cache is filled before timing
+(what a warm run reads), and the backend runs nothing beside the simulation (Backend.overlap off), as
+in a pool with a worker per core.
 Usage: python bench/rtl_throughput.py [--repeats 5] [--rtllm PATH] [--limit N]
 """
 
@@ -24,19 +28,24 @@ from pathlib import Path
 
 from ecot.core.task import Task
 from ecot.domains import get_backend
+from ecot.domains.rtl.checks import yosys_script
 from ecot.domains.rtl.logs import may_reach_outside, top_testbench_module
+from ecot.domains.rtl.options import RtlOptions
+from ecot.domains.rtl.sim import testbench_name
+from ecot.sandbox.isolation import work_root
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTLLM = Path(__file__).resolve().parents[2] / "shared" / "data" / "rtllm"
 
 
-def bare_once(task: Task) -> float:
-    """The iverilog + vvp commands the backend runs, straight, in a scratch folder."""
-    tb_name = str(task.option("testbench", "testbench.sv"))
-    with tempfile.TemporaryDirectory() as tmp:
+def bare_once(task: Task, yosys: bool = False) -> float:
+    """The iverilog + vvp commands the backend runs (and its Yosys script), straight, in a scratch folder."""
+    options = RtlOptions.of_task(task)
+    tb_name, design = testbench_name(task, options), options.design_file
+    with tempfile.TemporaryDirectory(dir=work_root()) as tmp:  # the file system the backend's jobs use
         work = Path(tmp)
-        sources = ["design.sv"]
-        (work / "design.sv").write_text(task.reference or "")
+        sources = [design]
+        (work / design).write_text(task.reference or "")
         for name, text in task.files.items():
             (work / name).write_text(text)
             if name.endswith((".v", ".sv")):
@@ -46,8 +55,10 @@ def bare_once(task: Task) -> float:
         subprocess.run(["iverilog", "-g2012", "-s", top, "-o", "sim.vvp", *sources], cwd=work, capture_output=True, check=True)
         subprocess.run(["vvp", "-n", "sim.vvp", "-none"], cwd=work, capture_output=True, timeout=60)
         if may_reach_outside(task.reference or ""):  # the backend then elaborates the design alone too
-            alone = ["iverilog", "-g2012", "-s", str(task.option("top")), "-t", "null", "-o", "alone.out", "design.sv"]
+            alone = ["iverilog", "-g2012", "-s", str(task.option("top")), "-t", "null", "-o", "alone.out", design]
             subprocess.run(alone, cwd=work, capture_output=True)
+        if yosys:  # the backend's own script, on the design as written
+            subprocess.run(["yosys", "-Q", "-p", yosys_script(options)], cwd=work, capture_output=True)
         return time.perf_counter() - start
 
 
@@ -65,7 +76,8 @@ def without_synth(task: Task) -> Task:
 
 
 def load_tasks(rtllm: Path | None, limit: int | None) -> dict[str, list[Task]]:
-    suites = {"bundled": load_suite(bundled_suite_path("rtl"))}
+    # cocotb tasks run Python tests, not a testbench the bare commands could run
+    suites = {"bundled": [t for t in load_suite(bundled_suite_path("rtl")) if t.option("testbench_kind") != "cocotb"]}
     if rtllm and rtllm.exists():
         from ecot.importers.rtllm import import_rtllm
 
@@ -78,8 +90,8 @@ def _passes(task: Task) -> bool:
     return get_backend("rtl").run(task, task.reference or "").passed
 
 
-def median_time(fn, task: Task, repeats: int) -> float:
-    return statistics.median(fn(task) for _ in range(repeats))
+def bare_with_yosys(task: Task) -> float:
+    return bare_once(task, yosys=True)
 
 
 def throughput(tasks: list[Task], workers: int, rounds: int = 3) -> float:
@@ -92,25 +104,35 @@ def throughput(tasks: list[Task], workers: int, rounds: int = 3) -> float:
 
 
 def report(name: str, tasks: list[Task], repeats: int) -> None:
-    bare, sandboxed, full = [], [], []
-    for task in tasks:
-        bare.append(median_time(bare_once, task, repeats))
-        sandboxed.append(median_time(backend_once, without_synth(task), repeats))
-        full.append(median_time(backend_once, task, repeats))
-    ratios = [s / b - 1 for s, b in zip(sandboxed, bare)]
-    print(f"\n== {name}: {len(tasks)} references, median of {repeats} runs each ==")
-    print(f"bare iverilog+vvp     median {statistics.median(bare) * 1e3:7.1f} ms/eval")
-    print(f"backend (sim only)    median {statistics.median(sandboxed) * 1e3:7.1f} ms/eval")
-    print(f"backend (sim+yosys)   median {statistics.median(full) * 1e3:7.1f} ms/eval")
-    q = statistics.quantiles(ratios, n=4)
-    print(f"overhead vs bare      median {statistics.median(ratios):+.1%}  (p25 {q[0]:+.1%}, p75 {q[2]:+.1%})")
+    sides = {"bare": (bare_once, tasks), "bare+yosys": (bare_with_yosys, tasks),
+             "backend": (backend_once, [without_synth(t) for t in tasks]), "full": (backend_once, tasks)}
+    for fn, chosen in sides.values():  # warm: sandboxes, reference profiles in the task cache
+        for task in chosen:
+            fn(task)
+    times: dict[str, list[list[float]]] = {side: [[] for _ in tasks] for side in sides}
+    for _ in range(repeats):
+        for side, (fn, chosen) in sides.items():
+            for index, task in enumerate(chosen):
+                times[side][index].append(fn(task))
+    med = {side: [statistics.median(per_task) for per_task in rows] for side, rows in times.items()}
+    print(f"\n== {name}: {len(tasks)} references, median of {repeats} alternating runs each ==")
+    for side, label in (("bare", "bare iverilog+vvp"), ("bare+yosys", "bare sim+yosys"), ("backend", "backend (sim only)"),
+                        ("full", "backend (sim+yosys)")):
+        print(f"{label:22} median {statistics.median(med[side]) * 1e3:7.1f} ms/eval")
+    for mine, theirs in (("backend", "bare"), ("full", "bare+yosys")):
+        ratios = [m / b for m, b in zip(med[mine], med[theirs])]
+        q = statistics.quantiles(ratios, n=4)
+        print(f"{mine} / {theirs:12} median {statistics.median(ratios):.2f}x  (p25 {q[0]:.2f}x, p75 {q[2]:.2f}x)")
     sim_only = [without_synth(t) for t in tasks]
     cores = os.cpu_count() or 1
     base = throughput(sim_only, 1)
     for workers in sorted({1, cores}):
         rate = throughput(sim_only, workers) if workers > 1 else base
         print(f"throughput sim-only   {workers} worker(s): {rate:6.1f} evals/s  (x{rate / base:.2f} vs 1 worker)")
-    print(f"throughput sim+yosys  {cores} worker(s): {throughput(tasks, cores, rounds=1):6.1f} evals/s")
+    full_one = throughput(tasks, 1, rounds=1)
+    for workers in sorted({1, cores}):
+        rate = throughput(tasks, workers, rounds=1) if workers > 1 else full_one
+        print(f"throughput sim+yosys  {workers} worker(s): {rate:6.1f} evals/s  (x{rate / full_one:.2f} vs 1 worker)")
 
 
 def main() -> int:

@@ -9,10 +9,12 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from ecot.executors.local import Executor, LocalPool, Work, WorkerLost, evaluation_work, make_executor, spin
+from ecot.executors.work import Machine, default_workers
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 RTL_TOOLS = ("iverilog", "vvp", "yosys", "verilator")
@@ -131,3 +133,35 @@ def test_the_local_pool_is_an_executor_and_make_executor_says_so() -> None:
     for name, _ in inspect.getmembers(Executor, inspect.isfunction):
         if not name.startswith("_") or name in ("__enter__", "__exit__"):
             assert hasattr(ray_module.RayExecutor, name), name
+
+
+@pytest.mark.parametrize(("cores", "memory_mb", "per_worker_mb", "expected"), [
+    (8, 64_000.0, 1024, 8),  # cores bound
+    (8, 3_000.0, 1024, 2),  # memory bound
+    (8, 9_500.0, 3072, 3),  # a domain that declares more memory per worker
+    (4, 100.0, 1024, 1),  # never fewer than one
+    (6, None, 1024, 6),  # memory unknown: cores
+])
+def test_the_default_worker_count_follows_cores_and_memory(cores: int, memory_mb: float | None, per_worker_mb: float,
+                                                          expected: int) -> None:
+    machine = Machine(cores, memory_mb)
+    assert machine.workers(per_worker_mb) == expected
+    assert f"default {expected}" in machine.describe(expected, per_worker_mb)
+
+
+def test_the_machine_here_has_cores_and_the_default_pool_uses_them() -> None:
+    here = Machine.here()
+    assert here.cores >= 1 and (here.memory_mb is None or here.memory_mb > 0)
+    assert default_workers() == here.workers()
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-cache"]])
+def test_eval_keeps_task_facts_unless_told_not_to(flag: list[str], tmp_path: Path) -> None:
+    """`ecot eval` workers read and write the task cache; with --no-cache they measure and keep nothing."""
+    env = {**os.environ, "ECOT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("ECOT_NO_CACHE", None)
+    done = subprocess.run([sys.executable, "-m", "ecot", "eval", "--domain", "rtl", "--limit", "2", "--workers", "1",
+                           "--quiet", *flag], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    kept = list((tmp_path / "cache" / "tasks").rglob("*.json"))
+    assert (kept == []) == bool(flag), kept

@@ -15,6 +15,7 @@ from ecot.core.outcome import PASS, TIMEOUT
 from ecot.domains.python.spec import PySpec, load_cases
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
 from ecot.sandbox import runner
+from ecot.sandbox.warm import WarmPython
 
 from .common import bundled_task, describe, evaluate, skip_unless_isolated, with_changes
 
@@ -32,15 +33,23 @@ def test_expected_outputs_never_enter_the_sandbox(monkeypatch: pytest.MonkeyPatc
     task = bundled_task("python/roman_to_int")
     expected = {json.dumps(t["output"]) for t in json.loads(task.files["tests.json"])}
     seen: list[str] = []
-    real = runner.run_steps
+    served, forked = runner.run_steps, WarmPython.run
 
-    def spy(steps: Any, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+    def look(cwd: Path) -> None:
         blobs = {p.name: p.read_text(errors="replace") for p in Path(cwd).rglob("*") if p.is_file()}
         if "MARKER_CANDIDATE" in blobs.get("solution.py", ""):
             seen.append("\n".join(text for name, text in blobs.items() if name.endswith(".json")))
-        return real(steps, cwd, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "run_steps", spy)  # sandbox.run calls it too
+    def spy_served(steps: Any, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+        look(cwd)
+        return served(steps, cwd, *args, **kwargs)
+
+    def spy_forked(self: WarmPython, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+        look(cwd)
+        return forked(self, cwd, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_steps", spy_served)  # sandbox.run calls it too
+    monkeypatch.setattr(WarmPython, "run", spy_forked)  # the warm judge's jobs
     candidate = (task.reference or "") + "\n# MARKER_CANDIDATE\n"
     assert evaluate(task, candidate).label == PASS
     assert seen, "the spy saw no candidate run"

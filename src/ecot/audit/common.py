@@ -14,6 +14,7 @@ from typing import Any
 
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
+from ecot.domains import taskcache
 from ecot.tasks.suite import bundled_suite_path, load_suite
 
 
@@ -64,6 +65,14 @@ def processes_matching(marker: str) -> list[str]:
         if marker in cmdline:
             found.append(f"{entry.name}: {cmdline.strip()}")
     return found
+
+
+def task_cache_files(name: str) -> tuple[Path, ...]:
+    """Files a hostile candidate tries to plant in the host's task cache (ecot.domains.taskcache), where a
+    forged reference profile would outlive the run: an entry of each kind the backends read, and one beside."""
+    root = taskcache.root()
+    return (root / "python-reference" / "00" / f"{name}.json", root / "rtl-reference" / "00" / f"{name}.json",
+            root / f"{name}.json")
 
 
 @contextlib.contextmanager

@@ -18,6 +18,8 @@ is written by the driver alone, after a result comes back, so a resubmitted task
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -34,6 +36,7 @@ from ecot.executors.work import (
     TOOLCHAIN,
     Executor,
     ExecutorStats,
+    Machine,
     PendingGate,
     Work,
     WorkerLost,
@@ -45,6 +48,7 @@ from ecot.executors.work import (
     lost_outcome,
     spin,
     warm_backend,
+    worker_ready,
     worker_started,
 )
 
@@ -72,6 +76,9 @@ __all__ = [
 ]
 
 
+FORKSERVER_PRELOAD = ("__main__", "ecot.executors.work", "ecot.domains")  # __main__: functions a script defines
+
+
 # -- the local engine --------------------------------------------------------------------------------
 class LocalPool:
     """Worker processes on this machine; each keeps its backends warm (one instance per domain).
@@ -87,10 +94,33 @@ class LocalPool:
         self.stats = ExecutorStats()
         self.gate = PendingGate(max_pending or 4 * self.workers, self.stats)
         self._pool = self._new_pool()
+        self._ahead([(worker_ready, ())] * self.workers)  # the workers start while the caller loads its tasks
+
+    def warm(self, domains: Iterable[str]) -> None:
+        """Load these domains' backends in every worker before the first task (their warm state, e.g. a
+        sandbox or an interpreter, starts then); nothing waits for it."""
+        self._ahead([(warm_backend, (domain,)) for _ in range(self.workers) for domain in sorted(set(domains))])
+
+    def _ahead(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+        """Submit calls whose results nobody reads, from a thread: starting a worker blocks the submitter."""
+        pool = self._pool
+
+        def submit() -> None:
+            try:
+                for fn, args in calls:
+                    pool.submit(fn, *args)
+            except (RuntimeError, BrokenProcessPool):  # the pool was closed or lost meanwhile: nothing to warm
+                pass
+
+        threading.Thread(target=submit, name="ecot-pool-warm-up", daemon=True).start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # forkserver: workers do not inherit the event loop, sqlite handles or model weights
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("forkserver"), initializer=worker_started)
+        # forkserver: workers do not inherit the event loop, sqlite handles or model weights; what every
+        # worker imports is imported once, by the fork server, before it forks them
+        context = get_context("forkserver")
+        context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+        spare = self.workers < Machine.here().cores  # the cores no worker uses are the evaluations' to share
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=worker_started, initargs=(spare,))
 
     async def submit(self, work: Work) -> Any:
         loop = asyncio.get_running_loop()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ecot.core.errors import EcotError
@@ -104,6 +105,9 @@ class RayExecutor:
 
     async def evaluate(self, task: Task, code: str) -> Outcome:
         return await evaluate_on(self, task, code)
+
+    def warm(self, domains: Iterable[str]) -> None:
+        """Nothing ahead: an actor is started with its pool's warm-up (Work.warmup) when work first needs it."""
 
     def placements(self) -> dict[str, list[tuple[int, str]]]:
         """(pid, node id) of every ready actor, per pool."""

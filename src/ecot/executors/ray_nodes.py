@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ecot.core.errors import EcotError
+from ecot.domains import taskcache
 from ecot.executors.work import CPU, GPU, MEMORY_MB, PLACEMENT_KEYS, TOOLCHAIN
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,8 @@ def actor_options(requires: Mapping[str, float], toolchain_marks: bool) -> dict[
             custom[key] = float(amount)
     if custom:
         options["resources"] = custom
+    if not taskcache.enabled():  # actors do not inherit the driver's environment
+        options["runtime_env"] = {"env_vars": {taskcache.NO_CACHE_ENV: "1"}}
     return options
 
 

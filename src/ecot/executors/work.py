@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, Self, runtime_checkable
 
 from ecot.core.errors import EcotError
@@ -64,6 +65,7 @@ class Executor(Protocol):
 
     async def submit(self, work: Work) -> Any: ...
     async def evaluate(self, task: Task, code: str) -> Outcome: ...
+    def warm(self, domains: Iterable[str]) -> None: ...
     def close(self) -> None: ...
     def __enter__(self) -> Self: ...
     def __exit__(self, *exc: object) -> None: ...
@@ -84,11 +86,23 @@ def warm_backend(domain: str) -> None:
     get_backend(domain)
 
 
-def worker_started() -> None:
+def worker_ready() -> None:
+    """Nothing but what every evaluation imports first: a new worker is started and loaded with it."""
+    import ecot.domains  # noqa: F401 - the registry of backends, imported before the first task arrives
+
+
+def worker_started(spare_cores: bool = False) -> None:
     """Runs first in each local worker process: its backends are closed when the worker exits. Pool
     workers leave through multiprocessing, which runs its finalizers but not atexit hooks; this one
-    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use."""
+    runs before the sandbox servers' (priority 10), whose shared folder the warm interpreters use.
+    spare_cores: the pool has fewer workers than the machine has cores, so backends may run one
+    evaluation's independent steps side by side (Backend.overlap: rtl runs Yosys beside the simulation)."""
     from multiprocessing import util
+
+    if spare_cores:
+        from ecot.domains.base import Backend
+
+        Backend.overlap = True
 
     util.Finalize(None, close_worker_backends, exitpriority=20)
 
@@ -135,8 +149,69 @@ async def evaluate_on(executor: Executor, task: Task, code: str) -> Outcome:
 
 
 # -- shared machinery --------------------------------------------------------------------------------
-def default_workers() -> int:
-    return max(1, os.cpu_count() or 1)
+WORKER_MEMORY_MB = 1024  # what one worker may hold at its peak (warm backends and a running job), unless a domain says more
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What this machine lends to workers: cores (those this process may run on) and memory available now."""
+
+    cores: int
+    memory_mb: float | None  # None when unknown
+
+    @classmethod
+    def here(cls) -> Machine:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        return cls(max(1, cores), _available_memory_mb())
+
+    def workers(self, per_worker_mb: float = WORKER_MEMORY_MB) -> int:
+        """One worker per core, at most one per `per_worker_mb` of available memory, at least one."""
+        by_memory = int(self.memory_mb // per_worker_mb) if self.memory_mb is not None else self.cores
+        return max(1, min(self.cores, by_memory))
+
+    def describe(self, workers: int, per_worker_mb: float = WORKER_MEMORY_MB) -> str:
+        """'2 workers (2 cores, 21.9 GiB free; default 2: one per core)'."""
+        memory = f", {self.memory_mb / 1024:.1f} GiB free" if self.memory_mb is not None else ""
+        limit = self.workers(per_worker_mb)
+        bound = "one per core" if limit == self.cores else f"{per_worker_mb / 1024:g} GiB each"
+        return f"{workers} worker{'s' if workers != 1 else ''} ({self.cores} cores{memory}; default {limit}: {bound})"
+
+
+def _available_memory_mb() -> float | None:
+    """MemAvailable, or less where a cgroup (a container) caps this process's memory."""
+    found: float | None = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    found = int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    try:
+        cap, used = (Path("/sys/fs/cgroup") / name for name in ("memory.max", "memory.current"))
+        text = cap.read_text().strip()
+        if text != "max":
+            room = (int(text) - int(used.read_text())) / 2**20
+            found = room if found is None else min(found, room)
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def default_workers(per_worker_mb: float = WORKER_MEMORY_MB) -> int:
+    """Workers this machine runs side by side by default: one per core, fewer where memory is short."""
+    return Machine.here().workers(per_worker_mb)
+
+
+def worker_memory_mb(domains: Iterable[str]) -> float:
+    """The memory one worker needs for these domains: the most any of their backends declares."""
+    from ecot.domains import BACKENDS
+
+    declared = [float(BACKENDS.get(d).requires.get(MEMORY_MB, 0)) for d in domains]
+    return max([WORKER_MEMORY_MB, *declared])
 
 
 class PendingGate:

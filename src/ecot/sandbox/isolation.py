@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
+import shutil
 import signal
 import stat
 import tempfile
@@ -48,8 +50,43 @@ def source_mounts() -> list[str]:
     return args
 
 
+MEMORY_ROOT = "/dev/shm"
+MEMORY_ROOT_FREE = 2 << 30  # what the memory file system must have free to hold work folders
+
+
 def work_root() -> Path:
-    return Path(os.environ.get("ECOT_WORK_ROOT", tempfile.gettempdir()))
+    """Where work folders are made: ECOT_WORK_ROOT, else the system's temporary folder when it is a
+    memory file system, else /dev/shm when that is one with room to spare, else the temporary folder.
+    Every job's folder is made, written, copied in and out of the sandbox and removed: on a disk's
+    file system (ext4: about 2.6 ms per file made and removed) that costs more than a small job."""
+    explicit = os.environ.get("ECOT_WORK_ROOT")
+    return Path(explicit) if explicit else _default_work_root()
+
+
+@functools.cache
+def _default_work_root() -> Path:
+    temporary = Path(tempfile.gettempdir())
+    if _file_system(temporary) == "tmpfs":
+        return temporary
+    memory = Path(MEMORY_ROOT)
+    try:
+        usable = os.access(memory, os.W_OK | os.X_OK) and _file_system(memory) == "tmpfs"
+        roomy = usable and shutil.disk_usage(memory).free >= MEMORY_ROOT_FREE
+    except OSError:
+        roomy = False
+    return memory if roomy else temporary
+
+
+def _file_system(path: Path) -> str | None:
+    """The type of the file system holding path, from /proc/self/mounts (None if unknown)."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            table = [line.split()[1:3] for line in mounts if len(line.split()) >= 3]
+    except OSError:
+        return None
+    where = os.path.realpath(path)
+    found = [(point, kind) for point, kind in table if where == point or where.startswith(point.rstrip("/") + "/")]
+    return max(found, key=lambda entry: len(entry[0]))[1] if found else None
 
 
 def sandbox_uid() -> int | None:

@@ -49,11 +49,12 @@ from ecot.sandbox.server import (
     server_for,
     shared_root,
 )
+from ecot.sandbox.server import prestart as _prestart
 from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ExecResult", "SandboxError", "Step", "read_job_file", "run", "run_steps", "workdir", "write_files"]
+__all__ = ["ExecResult", "SandboxError", "Step", "prestart", "read_job_file", "run", "run_steps", "workdir", "write_files"]
 
 _warned = threading.Event()
 _bwrap_cache: list[bool] = []
@@ -201,6 +202,13 @@ def run_steps(
     if "error" in reply:
         raise SandboxError(reply["error"])
     return [_result(r, isolated) for r in reply["results"]]
+
+
+def prestart(limits: Limits, *, proc_fs: bool = False, ro_paths: Sequence[str] = ()) -> None:
+    """Start, in the background, the long-lived sandbox that jobs with these limits (and /proc, and
+    read-only folders) will run in, so that the first of them does not wait for it (a warm-up)."""
+    if bwrap_available() and limits.memory_mb >= MIN_SERVER_MEMORY_MB:
+        _prestart(limits, proc_fs, tuple(ro_paths))
 
 
 def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from ecot.sandbox.isolation import (
     work_root,
 )
 from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
-from ecot.sandbox.spawn import outliving_threads
+from ecot.sandbox.spawn import in_background, outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,7 @@ MIN_SERVER_MEMORY_MB = 64  # below this the supervisor could not live under the 
 STARTUP_S = 60.0
 _servers: dict[tuple[int, Limits, bool, tuple[str, ...]], SandboxServer] = {}
 _servers_lock = threading.Lock()
+_starting: dict[tuple[int, Limits, bool, tuple[str, ...]], threading.Lock] = {}
 _warned_shared = threading.Event()
 
 
@@ -145,23 +146,42 @@ def warn_shared_workdirs_once() -> None:
 
 def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> SandboxServer:
     """This process's long-lived sandbox for these limits (and /proc, and read-only host folders),
-    (re)started on demand; forks get their own."""
+    (re)started on demand; forks get their own. Servers of different kinds start at the same time."""
     key = (os.getpid(), limits, proc_fs, ro_paths)
     with _servers_lock:
-        server = _servers.pop(key, None)
+        starting = _starting.setdefault(key, threading.Lock())
+    with starting:  # one start per kind; another kind's start does not wait for it
+        with _servers_lock:
+            server = _servers.get(key)
         if server is None or not server.alive():
             if server is not None:
                 server.close()
+            server = SandboxServer(limits, proc_fs, ro_paths)
+        with _servers_lock:
+            _servers.pop(key, None)
             mine = [k for k in _servers if k[0] == os.getpid()]
             if len(mine) >= MAX_SERVERS:
                 _servers.pop(mine[0]).close()
-            server = SandboxServer(limits, proc_fs, ro_paths)
-        _servers[key] = server  # re-inserted last: dict order is the LRU order
+            _servers[key] = server  # inserted last: dict order is the LRU order
         return server
+
+
+def prestart(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> None:
+    """Start the server of this kind in the background, unless there is one: a backend's first job that
+    needs it then waits less (a warm-up; nothing depends on it)."""
+    with _servers_lock:
+        if (os.getpid(), limits, proc_fs, ro_paths) in _servers:
+            return
+    in_background(lambda: server_for(limits, proc_fs, ro_paths))
 
 
 def shared_root() -> Path:
     """Where this process's work dirs live while sandbox servers are in use: one shared folder."""
+    with _root_lock:  # servers may be started from several threads at once: they all share one root
+        return _make_shared_root()
+
+
+def _make_shared_root() -> Path:
     global _shared_root
     if _shared_root is None or _shared_root[0] != os.getpid():
         base = work_root()
@@ -180,6 +200,7 @@ def shared_root() -> Path:
 
 
 _shared_root: tuple[int, Path] | None = None
+_root_lock = threading.Lock()
 
 
 @atexit.register

@@ -28,6 +28,7 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
@@ -51,13 +52,27 @@ from ecot.sandbox.spawn import outliving_threads
 from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
+SOURCE = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
 ZYGOTE_PROCS = 256  # hard ceiling for everything in one zygote's sandbox; jobs get their own lower limit
 STARTUP_S = 180.0
 
 
+@dataclass(frozen=True)
+class Interpreter:
+    """Which Python a WarmPython runs and what its jobs find there (default: ours, as a tool job's)."""
+
+    python: str | None = None  # another interpreter (e.g. /usr/bin/python3 for candidates: standard library only)
+    flags: tuple[str, ...] = ()  # its flags, for `python` (ours runs with -I)
+    env: tuple[tuple[str, str], ...] = ()  # set when it starts, so every job inherits it (PYTHONHASHSEED)
+    files: tuple[tuple[str, str], ...] = ()  # module name -> source file, imported before the first job
+    proc: bool = True  # jobs see /proc
+    source_on_path: bool = True  # jobs can import ecot's source (False: only what `python` itself finds)
+
+
 class WarmPython:
-    def __init__(self, preload: Sequence[str]) -> None:
+    def __init__(self, preload: Sequence[str], interpreter: Interpreter = Interpreter()) -> None:
         self.preload = tuple(preload)
+        self.interpreter = interpreter
         self.isolated = bwrap_available()
         if not self.isolated:
             warn_unisolated_once()
@@ -77,6 +92,12 @@ class WarmPython:
         self.close()
 
     @property
+    def reusable(self) -> bool:
+        """Whether jobs share the started interpreter (it gives each job namespaces of its own); False
+        where it is restarted after every job."""
+        return self._fresh or not self.isolated
+
+    @property
     def pid(self) -> int | None:
         """The interpreter's process id while it runs, else None."""
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
@@ -88,14 +109,20 @@ class WarmPython:
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _command(self) -> list[str]:
-        src = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
-        python, mounts, site_dirs = sandbox_python(self.uid)
+        spec = self.interpreter
+        if spec.python is None:
+            python, mounts, site_dirs = sandbox_python(self.uid)
+            flags = ["-I", *(["-S"] if site_dirs else [])]
+        else:
+            python, mounts, site_dirs, flags = spec.python, [], [], list(spec.flags)
+        sites = f"import site; [site.addsitedir(d) for d in {site_dirs!r}]; " if site_dirs else ""
+        options = f"files={dict(spec.files)!r}, keep_proc={spec.proc}, drop_path={None if spec.source_on_path else SOURCE!r}"
         boot = (
-            f"import sys, site; sys.path.insert(0, {src!r}); [site.addsitedir(d) for d in {site_dirs!r}]; "
+            f"import sys; sys.path.insert(0, {SOURCE!r}); {sites}"
             f"from ecot.sandboxed.zygote import main; main({list(self.preload)!r}, {self.uid is not None}, "
-            f"{INNER_ROOT if self.isolated else None!r})"
+            f"{INNER_ROOT if self.isolated else None!r}, {options})"
         )
-        command = [python, "-I", *(["-S"] if site_dirs else []), "-c", boot]
+        command = [python, *flags, "-c", boot]
         if not self.isolated:
             return command
         # the private /tmp comes first: the checkout or the venv bound next may live under /tmp
@@ -111,7 +138,8 @@ class WarmPython:
 
     def _environment(self, home: str) -> dict[str, str]:
         """The interpreter's environment: nothing of ours (no secrets), a writable home and cache."""
-        return {"PATH": BASE_PATH, "HOME": home, "XDG_CACHE_HOME": home, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+        return {"PATH": BASE_PATH, "HOME": home, "XDG_CACHE_HOME": home, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+                **dict(self.interpreter.env)}
 
     def _start(self) -> subprocess.Popen[bytes]:
         uid = self.uid

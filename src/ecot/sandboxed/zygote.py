@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import base64
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import resource
 import signal
@@ -135,11 +138,15 @@ def _end_leftovers(exclusive_uid: bool) -> None:
                 break
 
 
-def main(preload: list[str], exclusive_uid: bool = False, root: str | None = None) -> None:
+def main(preload: list[str], exclusive_uid: bool = False, root: str | None = None, files: dict[str, str] | None = None,
+         keep_proc: bool = True, drop_path: str | None = None) -> None:
     """root: the shared work root as mounted in the sandbox (None outside bubblewrap). Inside, we enter a
     user and mount namespace of our own first (single-threaded, before any import), so that each job's work
-    dir can be a private tmpfs. Jobs keep /proc (PyTorch and CadQuery read /proc/cpuinfo and /proc/self);
-    in it they see us as PID 1, non-dumpable: our memory, environment and descriptors are closed to them."""
+    dir can be a private tmpfs. Jobs keep /proc unless not keep_proc (PyTorch and CadQuery read /proc/cpuinfo
+    and /proc/self); in it they see us as PID 1, non-dumpable: our memory, environment and descriptors are
+    closed to them. files: modules imported from these source files under these names (a harness whose
+    modules import each other by the names they get in a job's folder); drop_path: a folder taken off
+    sys.path once everything is imported (ecot's source, for jobs that must find the standard library only)."""
     private = _private_root(root) if root is not None else None
     _jobfs.non_dumpable()  # jobs share our uid: none may trace us or read our memory
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
@@ -152,11 +159,12 @@ def main(preload: list[str], exclusive_uid: bool = False, root: str | None = Non
             pass
     for folder in ("/tmp", "/dev/shm"):  # before any job: what is there now is ours to keep
         _supervisor._startup_entries(folder)
-    loaded = []
-    for name in preload:
-        importlib.import_module(name)
-        loaded.append(name)
+    loaded = _preload(preload, files or {})
     base_vsz = _virtual_size()
+    if not keep_proc and private is not None:
+        _jobfs.hide("/proc")  # the jobs' own mount namespace is ours: they see none from now on
+    if drop_path in sys.path:
+        sys.path.remove(drop_path)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     fresh = private is not None and _renewed_ipc()  # a new IPC namespace after every job
     _supervisor.write_message(stdout, {"ready": loaded, "contained": private is not None, "fresh": fresh})
@@ -171,6 +179,28 @@ def main(preload: list[str], exclusive_uid: bool = False, root: str | None = Non
         _supervisor.write_message(stdout, reply)
         if reply.get("retire"):
             return
+
+
+class _SourceFiles(importlib.abc.MetaPathFinder):
+    """A finder for modules named after files that are not on sys.path under those names."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        where = self.files.get(name)
+        return importlib.util.spec_from_file_location(name, where) if where is not None else None
+
+
+def _preload(preload: list[str], files: dict[str, str]) -> list[str]:
+    finder = _SourceFiles(files)
+    sys.meta_path.insert(0, finder)
+    try:
+        for name in [*preload, *files]:
+            importlib.import_module(name)
+    finally:
+        sys.meta_path.remove(finder)
+    return [*preload, *files]
 
 
 def _renewed_ipc() -> bool:

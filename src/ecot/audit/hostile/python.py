@@ -18,7 +18,7 @@ from pathlib import Path
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
 
-from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
+from ..common import bundled_task, files_stay_absent, processes_matching, task_cache_files, unique_marker
 from . import pyattacks, pycheck
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in
 from .pykernel import IN_SYSV_SHM, IN_USER_KEYRING, caesar_cached
@@ -28,6 +28,7 @@ STDIO_TASK = "python/fizzbuzz"
 HANG_WALL_S = 3.0
 SLOW_S = 2.5  # CPU seconds the timing attacks burn: past the 1 s limit, well inside the job's 20 s
 OUTSIDE_FILES = (Path("/etc/ecot_py_pwned"), Path("/root/ecot_py_pwned"), Path.home() / "ecot_py_pwned")
+CACHE_FILES = task_cache_files("ecot_py_pwned")  # a forged reference profile would outlive the run
 
 SOLVE = """
 def _solve(nums, target):
@@ -102,6 +103,15 @@ def oracle(attack: str) -> str:
     """two_sum, right only when `attack` (module-level statements setting `escaped`) worked."""
     return (f"escaped = False\n{attack.strip()}\n{SOLVE}\n"
             "def two_sum(nums, target):\n    return _solve(nums, target) if escaped else [-1]\n")
+
+
+def plant_files(paths: tuple[Path, ...]) -> str:
+    """Module-level statements that make each file's folder and write the file; `escaped` if one is written."""
+    lines = ["import os as _os"]
+    for path in paths:
+        lines.append(f"try:\n    _os.makedirs({str(path.parent)!r}, exist_ok=True)\n"
+                     f"    open({str(path)!r}, 'w').write('{{\"facts\": {{}}}}')\n    escaped = True\nexcept OSError:\n    pass")
+    return "\n".join(lines) + "\n"
 
 
 def on_first_call(body: str, then: str = "return _solve(nums, target)") -> str:
@@ -317,6 +327,7 @@ CASES: DomainCases = with_check_mode({
         Case("leftover_process", TASK, LEFTOVER_PLANTER, then=oracle(pyattacks.FIND_PLANTED)),
         caesar_cached("caesar_answers_in_sysv_shm", IN_SYSV_SHM),
         caesar_cached("caesar_answers_in_the_user_keyring", IN_USER_KEYRING),
+        Case("task_cache_entries", TASK, oracle(plant_files(CACHE_FILES)), host=lambda: files_stay_absent(CACHE_FILES)),
     ],
     Attack.FORK_BOMB: Case("fork_loop", TASK, pyattacks.FORK_BOMB + in_function("pass"),
                            label_in(TIMEOUT, RUNTIME_ERROR, MEMORY_LIMIT, RESOURCE_LIMIT), wall_s=HANG_WALL_S,

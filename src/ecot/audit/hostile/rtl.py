@@ -27,7 +27,7 @@ from ecot.domains.rtl.backend import (
 )
 from ecot.tasks.suite import bundled_suite_path
 
-from ..common import files_stay_absent, processes_matching, unique_marker
+from ..common import files_stay_absent, processes_matching, task_cache_files, unique_marker
 from . import rtlcocotb
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in, not_pass
 
@@ -40,6 +40,7 @@ CORRECT_MUX = "    always @* case (sel) 2'b00: y = d0; 2'b01: y = d1; 2'b10: y =
 WRONG_MUX = "    always @* case (sel) 2'b00: y = d1; 2'b01: y = d0; 2'b10: y = d2; default: y = d3; endcase\n"
 LATCH_MUX = "    always @* case (sel) 2'b00: y = d0; 2'b01: y = d1; 2'b10: y = d2; 2'b11: if (sel[0]) y = d3; endcase\n"
 HOST_FILES = (Path("/etc/ecot_pwned"), Path("/tmp/ecot_pwned"), Path.home() / "ecot_pwned")
+CACHE_FILES = task_cache_files("ecot_pwned")  # a forged reference profile (sample count) would outlive the run
 
 
 def design(body: str) -> str:
@@ -249,6 +250,8 @@ VERILOG_CASES: DomainCases = {
     Attack.PERSIST: [
         Case("planted_files", TASK, PLANTER, then=oracle(FIND_PLANTED, "    reg [8*32-1:0] line;\n"), options=SIM_ONLY),
         Case("wrong_after_hostile", TASK, PLANTER, then=design(WRONG_MUX), options=SIM_ONLY),
+        Case("task_cache_entries", TASK, oracle("".join(wrote(str(p)) for p in CACHE_FILES)),
+             host=lambda: files_stay_absent(CACHE_FILES), options=SIM_ONLY),
     ],
     Attack.FORK_BOMB: [
         Case("system_fork_bomb", TASK, design('    initial $system(":(){ :|:& };:");\n' + CORRECT_MUX), label_in(ELABORATION_ERROR)),

@@ -8,7 +8,9 @@ and CPU time (the kernel's clock) and writes the records. Expected outputs stay 
 compared there; a report missing a test, repeating one or cut short never passes.
 Per-test CPU limits are max(time_floor_s, time_factor x the reference's CPU time on that test), and
 in function mode the module's load gets one the same way; the reference is timed once per task and
-process, in the same sandbox. The run's CPU budget is the sum of them all: what the module's top-level
+toolchain, in the same sandbox, and what it showed is kept across processes (ecot.domains.taskcache:
+keyed by the task's content, its options, the interpreter and the harness's code; only a reference that
+passed every test is kept). The run's CPU budget is the sum of them all: what the module's top-level
 code spends counts, in `cpu_s` and against the budget, like a test's time. With tracing on (option
 `trace`, or ECOT_PYTHON_TRACE=1) one test is re-run under a line tracer (python_trace.py) and the
 trace is stored with the outcome in metrics["trace"] (JSON).
@@ -19,20 +21,21 @@ trace_test, trace_events, trace_repr. See docs/domains/python.md.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
-from ecot import sandbox
 from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import PASS, Outcome, infra_error
 from ecot.core.task import Task
+from ecot.domains import taskcache
 from ecot.domains.base import Backend, tool_version
 from ecot.domains.python import bundle as python_bundle
 from ecot.domains.python.checks import CheckJudge
+from ecot.domains.python.jobrun import CHECK_HARNESS, HARNESS, INTERPRETER, TRACE_HARNESS, JobRunner
 from ecot.domains.python.options import PythonOptions, check_tests
 from ecot.domains.python.spec import MISSING, Case, PySpec, big_ints, load_cases, loads
 from ecot.domains.python.verdict import (
@@ -42,14 +45,8 @@ from ecot.domains.python.verdict import (
     parse_records,
 )
 
-INTERPRETER = "/usr/bin/python3"
-FLAGS = ("-S", "-s", "-B")  # no site-packages: candidates get the standard library only
-ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}  # set iteration order is repeatable
 TRACE_SLOWDOWN = 20.0  # a traced test may take this much longer than its limit
-HARNESS = ("harness", "child", "jail", "values")  # jobs/<name>.py, copied in as ecot_<name>.py
-CHECK_HARNESS = ("check", "checkfile")  # check mode only
 CHECK_FILE, PREAMBLE_FILE = "check.py", "prompt.py"  # where a check-mode job finds the task's files
-MAIN = "import sys, ecot_harness; sys.exit(ecot_harness.main('spec.json'))"  # a module, so its bytecode is used
 
 
 @dataclass(frozen=True)
@@ -65,8 +62,14 @@ class PythonBackend(Backend[PythonOptions]):
     options_model = PythonOptions
     install_hint = "install the Debian package python3 (`make setup`)"
 
-    def __init__(self) -> None:
-        self._references: dict[str, Reference] = {}
+    def __init__(self, warm: bool = True) -> None:
+        self.jobs = JobRunner(warm)  # the warm judge, started by prepare() or the first job
+
+    def prepare(self) -> None:
+        self.jobs.warm_up()
+
+    def close(self) -> None:
+        self.jobs.close()
 
     def check_tools(self) -> None:
         if not os.access(INTERPRETER, os.X_OK):
@@ -79,7 +82,7 @@ class PythonBackend(Backend[PythonOptions]):
         if spec.mode == "check":
             return self._evaluate_check(task, spec, candidate)
         cases = load_cases(task, spec)
-        reference = self.reference(task, lambda: _measure_reference(task, spec, cases))
+        reference = self.reference(task, spec, lambda: _measure_reference(self.jobs, task, spec, cases))
         limits = [spec.limit(cpu) for cpu in reference.cpu]
         load_limit = spec.limit(reference.load_cpu) if spec.mode == "function" else 0.0
         expected = []
@@ -89,38 +92,68 @@ class PythonBackend(Backend[PythonOptions]):
                 raise RuntimeError(f"task {task.id}: test {index} has no expected output and the reference fails it")
             expected.append(answer)
         judge = Judge(spec, cases, expected, limits, reference.cpu, load_limit, reference.load_cpu)
-        outcome = judge.outcome(run_harness(task, spec, candidate, cases, limits, load_limit))
+        outcome = judge.outcome(run_harness(self.jobs, task, spec, candidate, cases, limits, load_limit))
         if spec.tracing() and outcome.label != SYNTAX_ERROR and outcome.label != "Infra_Error":
-            outcome = with_trace(task, spec, candidate, cases, limits, load_limit, outcome)
+            outcome = with_trace(self.jobs, task, spec, candidate, cases, limits, load_limit, outcome)
         return outcome
 
     def _evaluate_check(self, task: Task, spec: PySpec, candidate: str) -> Outcome:
         """Check mode: the benchmark's own test code judges; the reference must pass it here first."""
         tests = check_tests(task.files[spec.check])
-        reference = self.reference(task, lambda: _measure_check_reference(task, spec, tests))
+        reference = self.reference(task, spec, lambda: _measure_check_reference(self.jobs, task, spec, tests))
         if reference.failure:
             return infra_error(f"not run here: the task's reference does not pass its own check on this machine "
                                f"({reference.failure})")
         limits = [spec.limit(cpu) for cpu in reference.cpu]
         load_limit = spec.limit(reference.load_cpu)
         judge = CheckJudge.of(spec, tests, limits, reference.cpu, load_limit, reference.load_cpu)
-        return judge.outcome(run_job(task, spec, candidate, len(tests), limits, load_limit))
+        return judge.outcome(run_job(self.jobs, task, spec, candidate, len(tests), limits, load_limit))
 
-    def reference(self, task: Task, measure: Callable[[], Reference]) -> Reference:
-        """CPU time and answers of the reference on every test, measured once per task and process."""
-        key = hashlib.sha256(json.dumps([task.id, task.reference, dict(task.files), dict(task.options)]).encode()).hexdigest()
-        if key not in self._references:
-            if len(self._references) > 512:
-                self._references.clear()
-            self._references[key] = measure()
-        return self._references[key]
+    @staticmethod
+    def reference(task: Task, spec: PySpec, measure: Callable[[], Reference]) -> Reference:
+        """CPU time and answers of the reference on every test, measured once per task and toolchain."""
+        return taskcache.lookup("python-reference", reference_key(task, spec), measure, _dump, _load)
 
 
-def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference:
+def reference_key(task: Task, spec: PySpec) -> str:
+    """Everything the reference's run reads: the task's content, its options, the interpreter, the harness."""
+    return taskcache.key("python-reference", dict(task.files), task.reference, spec.model_dump(mode="json"),
+                         task.limits.to_dict(), taskcache.tool_identity(INTERPRETER), _harness_identity())
+
+
+@cache
+def _harness_identity() -> str:
+    """The code that measures a reference and reads its measurement back: the harness's and this module's."""
+    harness = python_bundle.texts(HARNESS + CHECK_HARNESS + TRACE_HARNESS)
+    return taskcache.key("python-harness", sorted(harness.items()), taskcache.code_identity(__name__))
+
+
+def _dump(reference: Reference) -> dict[str, Any] | None:
+    """A reference that passed every test, as a cache entry; None for any other (measured again next time)."""
+    if reference.failure or not reference.cpu or any(cpu is None for cpu in reference.cpu):
+        return None
+    missing = [answer is MISSING for answer in reference.answers]
+    if any(missing) and not all(missing):
+        return None
+    with big_ints():  # check mode keeps no answers (the check holds them)
+        answers = None if all(missing) else json.dumps(reference.answers)
+    return {"cpu": reference.cpu, "answers": answers, "load_cpu": reference.load_cpu, "count": len(reference.cpu)}
+
+
+def _load(entry: dict[str, Any]) -> Reference:
+    cpu, load_cpu, count = entry["cpu"], entry["load_cpu"], entry["count"]
+    answers = [MISSING] * count if entry["answers"] is None else loads(entry["answers"])
+    if not isinstance(cpu, list) or not all(isinstance(c, float) for c in cpu) or len(cpu) != count \
+            or not isinstance(answers, list) or len(answers) != count or not (load_cpu is None or isinstance(load_cpu, float)):
+        raise ValueError("not a reference measurement")
+    return Reference(cpu, answers, load_cpu)
+
+
+def _measure_reference(jobs: JobRunner, task: Task, spec: PySpec, cases: list[Case]) -> Reference:
     if not task.reference:
         return Reference([None] * len(cases), [MISSING] * len(cases))
     generous = [task.limits.cpu_s] * len(cases)
-    run = run_harness(task, spec, task.reference, cases, generous, task.limits.cpu_s)
+    run = run_harness(jobs, task, spec, task.reference, cases, generous, task.limits.cpu_s)
     records = run.tests()
     cpu: list[float | None] = []
     answers: list[Any] = []
@@ -139,11 +172,11 @@ def _measure_reference(task: Task, spec: PySpec, cases: list[Case]) -> Reference
     return Reference(cpu, answers, float(load["cpu"]) if load.get("status") == "ok" else None)
 
 
-def _measure_check_reference(task: Task, spec: PySpec, tests: list[str]) -> Reference:
+def _measure_check_reference(jobs: JobRunner, task: Task, spec: PySpec, tests: list[str]) -> Reference:
     if not task.reference:
         return Reference([None] * len(tests), [MISSING] * len(tests))
     generous = [task.limits.cpu_s] * len(tests)
-    run = run_job(task, spec, task.reference, len(tests), generous, task.limits.cpu_s)
+    run = run_job(jobs, task, spec, task.reference, len(tests), generous, task.limits.cpu_s)
     outcome = CheckJudge.of(spec, tests, generous, [None] * len(tests), task.limits.cpu_s).outcome(run)
     passed = outcome.label == PASS
     cpu: list[float | None] = [float(run.tests()[i]["cpu"]) if passed else None for i in range(len(tests))]
@@ -153,15 +186,15 @@ def _measure_check_reference(task: Task, spec: PySpec, tests: list[str]) -> Refe
 
 
 def run_harness(
-    task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], load_limit: float,
+    jobs: JobRunner, task: Task, spec: PySpec, code: str, cases: list[Case], limits: list[float], load_limit: float,
     trace: dict[str, Any] | None = None,
 ) -> Run:
     """One sandboxed harness run over the tests' inputs (never their expected outputs)."""
-    return run_job(task, spec, code, [case.sandbox_input(spec.mode) for case in cases], limits, load_limit, trace)
+    return run_job(jobs, task, spec, code, [case.sandbox_input(spec.mode) for case in cases], limits, load_limit, trace)
 
 
 def run_job(
-    task: Task, spec: PySpec, code: str, tests: list[str] | int, limits: list[float], load_limit: float,
+    jobs: JobRunner, task: Task, spec: PySpec, code: str, tests: list[str] | int, limits: list[float], load_limit: float,
     trace: dict[str, Any] | None = None,
 ) -> Run:
     """One sandboxed harness run: over the tests' inputs, or in check mode over the check file's `tests`
@@ -178,7 +211,7 @@ def run_job(
         "trace": trace,
     }
     files = {"solution.py": code}
-    modules = HARNESS + (("trace",) if trace is not None else ())
+    modules = HARNESS + (TRACE_HARNESS if trace is not None else ())
     if spec.mode == "check":
         job.update(check=CHECK_FILE, preamble=PREAMBLE_FILE if spec.preamble else None)
         files[CHECK_FILE] = task.files[spec.check]
@@ -187,15 +220,12 @@ def run_job(
         modules += CHECK_HARNESS
     with big_ints():
         files["spec.json"] = json.dumps(job)
-    with sandbox.workdir("ecot-py-") as work:
-        sandbox.write_files(work, {**files, **python_bundle.texts(modules)})
-        python_bundle.write_bytecode(work, python_bundle.bytecode(INTERPRETER, modules))
-        result = sandbox.run([INTERPRETER, *FLAGS, "-c", MAIN], work, task.limits, env=ENV)
+    result = jobs.run(files, modules, task.limits)
     return Run(result, parse_records(result.stdout), count if trace is None else 1)  # a trace run runs one test
 
 
 def with_trace(
-    task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], load_limit: float, outcome: Outcome
+    jobs: JobRunner, task: Task, spec: PySpec, candidate: str, cases: list[Case], limits: list[float], load_limit: float, outcome: Outcome
 ) -> Outcome:
     """Re-run one test under the line tracer and keep the trace with the outcome."""
     index = spec.trace_test if spec.trace_test is not None else int(outcome.metrics.get("first_failure", 0))
@@ -203,7 +233,7 @@ def with_trace(
         index = 0
     trace = {"test": index, "max_events": spec.trace_events, "max_repr": spec.trace_repr}
     slow = [limit * TRACE_SLOWDOWN for limit in limits]
-    run = run_harness(task, spec, candidate, cases, slow, load_limit * TRACE_SLOWDOWN, trace)
+    run = run_harness(jobs, task, spec, candidate, cases, slow, load_limit * TRACE_SLOWDOWN, trace)
     traces = [r for r in run.records if r.get("kind") == "trace"]
     record = traces[-1] if traces else None  # the harness writes its own last
     if record is None:

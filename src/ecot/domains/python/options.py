@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -19,6 +20,7 @@ TIME_FACTOR = 5.0  # a test may use this many times the reference's CPU time ...
 TIME_FLOOR_S = 1.0  # ... but never less than this (interpreter noise dominates tiny tests)
 
 
+@lru_cache(maxsize=1024)  # checked when a suite loads and again when each evaluation builds its options
 def python_problem(source: str) -> str | None:
     """Why a task's own Python file does not compile (None if it does)."""
     try:
@@ -30,8 +32,13 @@ def python_problem(source: str) -> str | None:
 
 def check_tests(source: str) -> list[str]:
     """The tests of a check file, as the judge splits it (ecot_check.split_tests): each one's last statement."""
+    return list(_check_tests(source))
+
+
+@lru_cache(maxsize=1024)
+def _check_tests(source: str) -> tuple[str, ...]:
     tests = split_tests(ast.parse(source))
-    return [ast.get_source_segment(source, statements[-1]) or "" for statements in tests]
+    return tuple(ast.get_source_segment(source, statements[-1]) or "" for statements in tests)
 
 
 class PythonOptions(DomainOptions):

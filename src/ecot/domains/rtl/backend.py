@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ecot import sandbox
 from ecot.core.outcome import TIMEOUT, Outcome
-from ecot.core.task import Task
+from ecot.core.task import Limits, Task
 from ecot.domains.base import Backend
 from ecot.domains.rtl import checks, cocotb_sim, sim
 from ecot.domains.rtl import expect as rtl_expect
@@ -57,14 +57,27 @@ class RtlBackend(Backend[RtlOptions]):
     install_hint = "install the Debian packages iverilog, yosys and verilator (`make setup`)"
     _ahead_pool: ThreadPoolExecutor | None = None
 
+    def prepare(self) -> None:
+        """Start the sandboxes of a task with default limits in the background: the simulation's and
+        Yosys's (which needs /proc) start side by side instead of one after the other."""
+        self._warm_up(Limits(), structural=True)
+
+    def _warm_up(self, limits: Limits, structural: bool) -> None:
+        sandbox.prestart(limits)
+        if structural:
+            sandbox.prestart(checks.yosys_limits(limits), proc_fs=True)
+        if structural and self.overlap:
+            sandbox.prestart(checks.yosys_limits(limits, ahead=True), proc_fs=True)
+
     def evaluate(self, task: Task, options: RtlOptions, candidate: str) -> Outcome:
         mode = options.synth
+        self._warm_up(task.limits, mode != "off")  # a no-op once they run
         refused = rtl_logs.outside_paths(candidate, options.design_file)
         if refused:
             what = f"{refused[0]} names a file outside the design's folder; a design may only open files next to it"
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
-        # without a backtick there is no directive: the preprocessor would return the text unchanged
-        directives = "`" in candidate
+        # without a directive the preprocessor acts on, it would return the text unchanged
+        directives = rtl_logs.needs_preprocessor(candidate)
         with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, options, candidate, mode, directives) as ahead:
             wanted = directives and (mode != "off" or options.lint)
             outcome, preprocessed = self._simulate(task, options, candidate, work, wanted)

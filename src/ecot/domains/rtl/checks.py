@@ -17,7 +17,7 @@ from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
-from ecot.core.task import Task
+from ecot.core.task import Limits, Task
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.domain import RtlLabel
@@ -111,11 +111,14 @@ def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: 
     folder.mkdir()
     sandbox.write_files(folder, {options.design_file: checked})
     command = ["yosys", "-Q", "-p", yosys_script(options)]
-    limits = task.limits.scaled(output_kb=4096)
-    if ahead:
-        # wall time only: a sandbox server retires itself once its own CPU use nears half of cpu_s
-        limits = limits.scaled(wall_s=min(limits.wall_s, AHEAD_S))
-    return sandbox.run(command, folder, limits, proc_fs=True)
+    return sandbox.run(command, folder, yosys_limits(task.limits, ahead), proc_fs=True)
+
+
+def yosys_limits(limits: Limits, ahead: bool = False) -> Limits:
+    """Yosys's limits for a task's: its statistics need more output room; a run made ahead gets AHEAD_S
+    of wall time only (a sandbox server retires itself once its own CPU use nears half of cpu_s)."""
+    scaled = limits.scaled(output_kb=4096)
+    return scaled.scaled(wall_s=min(scaled.wall_s, AHEAD_S)) if ahead else scaled
 
 
 def yosys_script(options: RtlOptions) -> str:

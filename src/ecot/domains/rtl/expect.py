@@ -7,32 +7,31 @@ block. So a passing run must also (1) end the way the reference's run ends: thro
 own `$finish`/`$stop` when the reference's does, (2) exit cleanly, and (3) report the sample count
 the reference reports.
 
-The expectation is measured by simulating the task's reference once per task and process (cached):
-the count depends on the testbench, its data and the simulator version, all of which a number stored
-at import time could silently outlive, and importers stay free of toolchains. Option `samples`
+The expectation is measured by simulating the task's reference, once per task and toolchain: the count
+depends on the testbench, its data and the simulator version, all of which a number stored at import
+time could silently outlive, and importers stay free of toolchains. The measurement is kept across
+processes (ecot.domains.taskcache), keyed by the task's content, its options, the simulator's identity
+and this code; only a reference that simulated to its end is kept. Option `samples`
 overrides it: an integer, or "any" for a testbench whose count legitimately depends on the design.
 Without a reference the run must still end through the testbench's own $finish/$stop if it has one.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import dataclasses
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
 from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Task
+from ecot.domains import taskcache
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.options import RtlOptions
 
-CACHE_LIMIT = 512
-_cache: dict[str, Profile] = {}
-_lock = threading.Lock()
+SIMULATOR = ("iverilog", "vvp")
 
 
 @dataclass(frozen=True)
@@ -99,17 +98,29 @@ def profile(task: Task, options: RtlOptions) -> Profile:
 
 
 def _reference(task: Task, options: RtlOptions) -> Profile:
-    """What the task's reference shows when simulated (measured once per task and process)."""
-    key = _key(task)
-    with _lock:
-        cached = _cache.get(key)
-    if cached is None:
-        cached = _measure(task, options)
-        with _lock:
-            if len(_cache) >= CACHE_LIMIT:
-                _cache.pop(next(iter(_cache)))
-            _cache[key] = cached
-    return cached
+    """What the task's reference shows when simulated (measured once per task and toolchain)."""
+    return taskcache.lookup("rtl-reference", profile_key(task, options), lambda: _measure(task, options), _dump, _load)
+
+
+def profile_key(task: Task, options: RtlOptions) -> str:
+    """Everything the reference's run reads: the task's content, its options, the simulator, this code."""
+    return taskcache.key(
+        "rtl-reference", dict(task.files), task.reference, options.model_dump(mode="json"), task.limits.to_dict(),
+        [taskcache.tool_identity(tool) for tool in SIMULATOR],
+        taskcache.code_identity(__name__, rtl_sim.__name__, logs.__name__),
+    )
+
+
+def _dump(profile: Profile) -> dict[str, Any]:
+    return dataclasses.asdict(profile)
+
+
+def _load(entry: dict[str, Any]) -> Profile:
+    samples, ends, source, limit = entry["samples"], entry["ends_itself"], entry["source"], entry["toolchain_limit"]
+    if not (samples is None or type(samples) is int) or type(ends) is not bool or not isinstance(source, str) \
+            or not (limit is None or isinstance(limit, str)):
+        raise ValueError("not a reference profile")
+    return Profile(samples, ends, source, limit)
 
 
 def _measure(task: Task, options: RtlOptions) -> Profile:
@@ -124,11 +135,3 @@ def _measure(task: Task, options: RtlOptions) -> Profile:
     samples = run.outcome.metrics.get("samples")
     return Profile(int(samples) if samples is not None else None, run.ended_by_testbench, "the reference")
 
-
-def _key(task: Task) -> str:
-    relevant: dict[str, Any] = {
-        "files": sorted(task.files.items()),
-        "reference": task.reference,
-        "options": sorted((k, repr(v)) for k, v in task.options.items()),
-    }
-    return hashlib.sha256(json.dumps(relevant, default=str).encode()).hexdigest()

@@ -89,7 +89,19 @@ def may_reach_outside(source: str) -> bool:
     """Whether the design could name anything outside itself: a hierarchical (dotted) name, or
     macros/includes that could produce one. False is a guarantee; True only means "check it"."""
     code = code_only(source)
-    return "`" in code or _DOTTED_NAME.search(code) is not None
+    return needs_preprocessor(code) or _DOTTED_NAME.search(code) is not None
+
+
+# Directives the compiler itself reads; the preprocessor passes them through unchanged (`iverilog -E`).
+_PASS_THROUGH = re.compile(r"`(?:timescale|default_nettype|resetall|celldefine|endcelldefine)(?![\w$])")
+
+
+def needs_preprocessor(source: str) -> bool:
+    """Whether the simulator's preprocessor could make the design it compiles differ from the text:
+    any backtick, wherever it stands (comments too), that does not start a directive it passes through
+    (`timescale, `default_nettype, `resetall, `celldefine, `endcelldefine). False is a guarantee: the
+    text is what the simulator compiles, so the checkers may read it as it is."""
+    return source.count("`") != len(_PASS_THROUGH.findall(source))
 
 
 def code_only(source: str) -> str:
