@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _task_arguments(parser: argparse.ArgumentParser) -> None:
-    from ecot.cli.synth import task_arguments
+    from ecot.cli.selection import task_arguments
 
     parser.add_argument("suites", nargs="*", help="suite folders or .jsonl files (default: every bundled suite)")
     task_arguments(parser)
@@ -76,7 +76,7 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run_arguments(parser: argparse.ArgumentParser) -> None:
     _task_arguments(parser)
-    from ecot.cli.synth import generator_arguments
+    from ecot.cli.selection import generator_arguments
 
     parser.add_argument("--generator", default="openai", help="openai (default), hf, replay or repair")
     generator_arguments(parser)
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
     from ecot.bench.run import BenchSettings
     from ecot.bench.session import benchmark
     from ecot.cli.common import console, terminate_as_interrupt
-    from ecot.cli.synth import generator_options, read_text, runnable_tasks
+    from ecot.cli.selection import generator_options, read_text, runnable_tasks
     from ecot.cli.synth_report import exit_status, print_report
     from ecot.generators import make_generator
     from ecot.run.session import RunOptions
@@ -244,7 +244,7 @@ def _repair_split(args: argparse.Namespace) -> int:
 
     from ecot.bench.repair_split import SplitSettings, build, write
     from ecot.cli.common import console
-    from ecot.cli.synth import runnable_tasks
+    from ecot.cli.selection import runnable_tasks
     from ecot.executors.local import make_executor
 
     if not 0.0 < args.held_out <= 1.0 or args.per_task < 1:
