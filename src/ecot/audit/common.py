@@ -7,7 +7,9 @@ import contextlib
 import dataclasses
 import os
 import secrets
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -86,3 +88,15 @@ def files_stay_absent(paths: Iterable[Path]) -> Iterator[None]:
     for path in created:
         path.unlink()
     assert not created, f"a candidate created files outside its work dir: {created}"
+
+
+def within(seconds: float) -> Callable[[], AbstractContextManager[None]]:
+    """A host check: the case's run (hostile candidate and `then`) ends within `seconds`."""
+
+    @contextlib.contextmanager
+    def check() -> Iterator[None]:
+        start = time.monotonic()
+        yield
+        assert time.monotonic() - start < seconds, f"took {time.monotonic() - start:.1f} s, more than {seconds} s"
+
+    return check

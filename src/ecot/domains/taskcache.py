@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -37,7 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ecot.domains.versions import Binary, cache_dir, tool_version
+from ecot.domains.versions import Binary, cache_dir, tool_version, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -157,13 +156,6 @@ def write(kind: str, name: str, facts: dict[str, Any]) -> None:
     text = json.dumps({"format": _FORMAT, "key": name, "facts": facts}, sort_keys=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(path, text)
     except OSError as err:
         log.debug("cache entry %s not written: %s", path, err)

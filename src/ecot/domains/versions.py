@@ -118,7 +118,7 @@ class VersionCache:
         # Another process may have probed other tools meanwhile: keep its entries, ours win on a clash.
         merged = {**_read_entries(self.path), **entries}
         try:
-            _write_atomically(self.path, json.dumps({"format": _FORMAT, "tools": merged}, indent=1, sort_keys=True))
+            write_atomically(self.path, json.dumps({"format": _FORMAT, "tools": merged}, indent=1, sort_keys=True))
         except OSError as err:
             log.debug("tool version cache %s not written: %s", self.path, err)
 
@@ -134,7 +134,7 @@ def _read_entries(path: Path) -> dict[str, Any]:
     return dict(data["tools"])
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file next to `path`, then rename: a reader sees the old file or the new one."""
     import tempfile  # only a process that probed something writes
 

@@ -8,9 +8,7 @@ passes.
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from ecot.domains.firmware.judge import OUTPUT_MISMATCH, REGISTER_MISMATCH
 from ecot.domains.firmware.report import HARD_FAULT, MEMORY_FAULT
 from ecot.tasks.suite import bundled_suite_path
 
-from ..common import files_stay_absent, unique_marker
+from ..common import files_stay_absent, unique_marker, within
 from .framework import Attack, Case, DomainCases, NotApplicable, label_in, not_pass
 
 CRC = "firmware/crc32_ieee"
@@ -80,16 +78,6 @@ def opens(paths: list[str], mode: int = 0) -> str:
 
 def command(text: str) -> str:
     return f'    {{ const char *c = "{text}"; uint32_t b[2] = {{(uint32_t)c, {len(text)}u}}; sh(0x12, b); }}\n'
-
-
-def within(seconds: float) -> Callable[[], ContextManager[None]]:
-    @contextlib.contextmanager
-    def check() -> Iterator[None]:
-        start = time.monotonic()
-        yield
-        assert time.monotonic() - start < seconds, f"took {time.monotonic() - start:.1f} s, more than {seconds} s"
-
-    return check
 
 
 def host_files_absent() -> ContextManager[None]:

@@ -27,7 +27,7 @@ from ecot.domains.rtl.backend import (
 )
 from ecot.tasks.suite import bundled_suite_path
 
-from ..common import files_stay_absent, processes_matching, task_cache_files, unique_marker
+from ..common import files_stay_absent, processes_matching, task_cache_files, unique_marker, within
 from . import rtlcocotb
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in, not_pass
 
@@ -62,16 +62,6 @@ def wrote(path: str) -> str:
     # the sandbox gives each job a private, writable /tmp: only the other paths are escapes
     flag = "" if path.startswith("/tmp/") else " escaped = 1;"
     return opened(path, "w", f'$fdisplay(fd, "pwned"); $fclose(fd);{flag}')
-
-
-def within(seconds: float) -> Callable[[], ContextManager[None]]:
-    @contextlib.contextmanager
-    def check() -> Iterator[None]:
-        start = time.monotonic()
-        yield
-        assert time.monotonic() - start < seconds, f"took {time.monotonic() - start:.1f} s, more than {seconds} s"
-
-    return check
 
 
 def no_process_left(marker: str) -> Callable[[], ContextManager[None]]:
