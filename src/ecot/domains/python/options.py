@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from ecot.core.task import Task
 from ecot.domains.base import DomainOptions, OptionProblem
 from ecot.domains.python.jobs.checkfile import split_tests
 
@@ -75,10 +74,6 @@ class PythonOptions(DomainOptions):
         if self.mode == "check" and self.trace:
             raise ValueError("execution traces are recorded in function and stdio mode only")
         return self
-
-    @classmethod
-    def of(cls, task: Task) -> PythonOptions:
-        return cls.of_task(task)
 
     def check_bundle(self, files: Mapping[str, str]) -> None:
         if self.mode != "check":

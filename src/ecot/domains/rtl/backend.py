@@ -43,6 +43,7 @@ from ecot.domains.rtl import expect as rtl_expect
 from ecot.domains.rtl import logs as rtl_logs
 from ecot.domains.rtl.options import RtlOptions
 
+# the verdict labels re-exported for compatibility: tests and the hostile cases import them from here
 SYNTAX_ERROR = sim.SYNTAX_ERROR
 ELABORATION_ERROR = sim.ELABORATION_ERROR
 SIMULATION_MISMATCH = sim.SIMULATION_MISMATCH
