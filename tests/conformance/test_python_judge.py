@@ -139,7 +139,7 @@ def _solve(nums, target):
 # -- the report the host accepts (no sandbox: records as the harness would print them) ----------------
 def _judge(task_id: str = TASK_ID) -> Judge:
     task = bundled_task(task_id)
-    spec = PySpec.of(task)
+    spec = PySpec.of_task(task)
     cases = load_cases(task, spec)
     return Judge(spec, cases, [c.output for c in cases], [1.0] * len(cases), [0.001] * len(cases))
 

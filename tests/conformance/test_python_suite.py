@@ -18,17 +18,17 @@ from .common import bundled_tasks
 def test_suite_size_and_shapes() -> None:
     tasks = bundled_tasks("python")
     assert len(tasks) >= 40
-    modes = Counter(PySpec.of(t).mode for t in tasks)
+    modes = Counter(PySpec.of_task(t).mode for t in tasks)
     assert modes["function"] >= 25 and modes["stdio"] >= 10 and modes["check"] >= 2, modes
-    assert any(PySpec.of(t).preamble for t in tasks), "one HumanEval-style check task with the prompt as its preamble"
-    assert any("." in PySpec.of(t).entry_point for t in tasks), "one LeetCode-style Class.method task"
+    assert any(PySpec.of_task(t).preamble for t in tasks), "one HumanEval-style check task with the prompt as its preamble"
+    assert any("." in PySpec.of_task(t).entry_point for t in tasks), "one LeetCode-style Class.method task"
     limits = {t.limits for t in tasks}
     assert len(limits) == 1, "one set of limits keeps a single long-lived sandbox for the whole suite"
 
 
 @pytest.mark.parametrize("task", [pytest.param(t, id=t.id) for t in bundled_tasks("python")])
 def test_task_is_well_formed(task: Task) -> None:
-    spec = PySpec.of(task)
+    spec = PySpec.of_task(task)
     if spec.mode == "check":
         assert len(check_tests(task.files[spec.check])) >= 1
         assert spec.entry_point in task.prompt
