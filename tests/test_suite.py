@@ -10,7 +10,7 @@ import pytest
 
 from ecot.core.errors import TaskFormatError
 from ecot.core.task import Task
-from ecot.tasks.suite import bundled_domains, bundled_suite_path, load_suite, write_jsonl, write_task_dir
+from ecot.tasks.suite import bundled_domains, bundled_suite_path, first_domain, load_suite, write_jsonl, write_task_dir
 
 
 def make_task(folder: Path, toml: str, files: dict[str, str] | None = None) -> Path:
@@ -95,6 +95,23 @@ def test_round_trip_folder_and_jsonl(tmp_path: Path) -> None:
     write_jsonl([task], tmp_path / "s.jsonl")
     assert load_suite(tmp_path / "suite") == [task]
     assert load_suite(tmp_path / "s.jsonl") == [task]
+
+
+def test_first_domain_reads_the_first_task_only_and_never_fails(tmp_path: Path) -> None:
+    """What `ecot eval` warms its workers with while the suite loads: a guess, so a bad suite gives None
+    (the load then says what is wrong) and a nested folder layout is followed in name order."""
+    make_task(tmp_path / "nested" / "b" / "t2", 'domain = "python"\nprompt = "x"\n')
+    make_task(tmp_path / "nested" / "a" / "t1", 'domain = "rtl"\nprompt = "x"\n')
+    assert first_domain(tmp_path / "nested") == "rtl"
+    assert first_domain(tmp_path / "nested" / "b" / "t2") == "python"
+    write_jsonl([Task("x/one", "asm", "prompt", {}, "ref")], tmp_path / "s.jsonl")
+    assert first_domain(tmp_path / "s.jsonl") == "asm"
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    make_task(tmp_path / "broken" / "t", "domain = = 1\n")
+    make_task(tmp_path / "typed" / "t", "domain = 3\n")
+    (tmp_path / "empty").mkdir()
+    for path in ("bad.jsonl", "broken", "typed", "empty", "missing"):
+        assert first_domain(tmp_path / path) is None, path
 
 
 def test_tasks_are_immutable_and_picklable() -> None:

@@ -67,18 +67,33 @@ def run(args: argparse.Namespace) -> int:
         from ecot.domains.taskcache import NO_CACHE_ENV
 
         os.environ[NO_CACHE_ENV] = "1"
-    _check_arguments(args)
     with contextlib.ExitStack() as stack:
-        # the local workers start now, while this process imports and loads the tasks
+        # the local workers start first, while this process imports, checks its arguments and loads the tasks
         early = None if args.ray_address else stack.enter_context(make_executor(None, args.workers, args.max_pending))
+        _check_arguments(args)
+        warmed = _expected_domains(args)
+        if early is not None:  # their backends start while the tasks load
+            early.warm(warmed)
         tasks = _load(args)
         if early is None or _too_many(args, early, tasks):
-            early = None
+            early, warmed = None, set()
             stack.close()
         pool = early or stack.enter_context(make_executor(args.ray_address, _workers(args, tasks), args.max_pending))
-        pool.warm({task.domain for task in tasks})
+        pool.warm({task.domain for task in tasks} - warmed)
         rows = asyncio.run(_evaluate_all(args, tasks, pool))
     return _report(args, rows, json)
+
+
+def _expected_domains(args: argparse.Namespace) -> set[str]:
+    """The domains the run will likely need, known before its tasks load: --domain, else each suite's first
+    task's (a guess only: the loaded tasks decide)."""
+    from pathlib import Path
+
+    from ecot.tasks.suite import first_domain
+
+    if args.domain:
+        return set(args.domain)
+    return {d for d in (first_domain(Path(s)) for s in args.suites) if d is not None}
 
 
 def _workers(args: argparse.Namespace, tasks: list[Task]) -> int | None:

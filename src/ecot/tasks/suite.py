@@ -207,6 +207,27 @@ def load_suite(path: Path) -> list[Task]:
     return tasks
 
 
+def first_domain(path: Path) -> str | None:
+    """The domain of a suite's first task, read without loading the suite (so its workers can warm up while
+    it loads); None when that is not plain to see: the full load then says what is wrong."""
+    try:
+        if path.is_file():
+            data = next((value for _where, value in read_jsonl(path)), None)
+            domain = data.get("domain") if isinstance(data, dict) else None
+        else:
+            first = next((Path(root) for root, dirs, names in _sorted_walk(path) if TASK_FILE in names), None)
+            domain = tomllib.loads((first / TASK_FILE).read_text(encoding="utf-8")).get("domain") if first else None
+    except (OSError, TaskFormatError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return domain if isinstance(domain, str) else None
+
+
+def _sorted_walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    for entry in os.walk(root):
+        entry[1].sort()  # visit folders in name order, as the load does
+        yield entry
+
+
 def check_unique_ids(tasks: Iterable[Task], where: str, places: Sequence[str] = ()) -> None:
     """Each id once; `places` (where each task came from: a folder, a file:line) name both of a duplicate."""
     first: dict[str, int] = {}
