@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from ecot.cli.main import main
-from ecot.core.errors import TaskFormatError, ToolMissingError, UnknownNameError
+from ecot.core.errors import TaskFormatError, UnknownNameError
 from ecot.core.outcome import Outcome
 from ecot.core.task import Task
-from ecot.domains import Backend, get_backend
+from ecot.domains import Backend
 from ecot.importers import IMPORTERS, TAG_MISSING_DATA, TAG_NO_REFERENCE, import_tasks, rtllm
 from ecot.tasks.suite import load_suite, write_jsonl, write_task_dir
 
@@ -50,14 +50,6 @@ RTLLM_MISSING_DATA = {"rtllm/alu", "rtllm/asyn_fifo", "rtllm/calendar", "rtllm/m
 RTLLM_COUNT = 50
 
 needs_rtllm = pytest.mark.skipif(not RTLLM_ROOT.is_dir(), reason=f"RTLLM data not found at {RTLLM_ROOT} (set ECOT_RTLLM_DIR)")
-
-
-@pytest.fixture(scope="module")
-def rtl() -> Backend:
-    try:
-        return get_backend("rtl")
-    except ToolMissingError as err:
-        pytest.skip(f"RTL toolchain incomplete: {err.tool} is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -10,24 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ecot.core.errors import ToolMissingError
 from ecot.core.outcome import INFRA_ERROR, PASS
 from ecot.core.task import Task
-from ecot.domains import get_backend
 from ecot.domains.base import Backend
 from ecot.importers import import_tasks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COUNTER = "module TopModule (input clk, input reset, output reg [15:0] q);\n  always @(posedge clk) q <= reset ? 16'd0 : q + 16'd1;\nendmodule\n"
 HALVES = "module TopModule (input [3:0] in, output [1:0] hi, output [1:0] lo);\n  assign {hi, lo} = in;\nendmodule\n"
-
-
-@pytest.fixture(scope="module")
-def rtl() -> Backend:
-    try:
-        return get_backend("rtl")
-    except ToolMissingError as err:
-        pytest.skip(f"RTL toolchain incomplete: {err.tool} is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ecot import sandbox
+from ecot.audit.hostile.python import SOLVE
 from ecot.core.outcome import PASS, TIMEOUT
 from ecot.domains.python.spec import PySpec, load_cases
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER, Judge, Run, parse_records
@@ -123,15 +124,7 @@ def two_sum(nums, target):
     worker.start()
     worker.join()
     return box[0]
-
-def _solve(nums, target):
-    first = {}
-    for j, x in enumerate(nums):
-        if target - x in first:
-            return [first[target - x], j]
-        first.setdefault(x, j)
-    return []
-"""
+""" + SOLVE
     outcome = evaluate(bundled_task(TASK_ID), candidate)
     assert outcome.label == PASS, describe(outcome)
 
