@@ -12,18 +12,13 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ecot.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ecot.bench.session import benchmark
 
 __all__ = ["benchmark"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("ecot.bench.session"), name)
-    globals()[name] = value  # later look-ups skip this hook
-    return value
+__getattr__ = lazy_exports(__name__, globals(), dict.fromkeys(__all__, "ecot.bench.session"))

@@ -6,8 +6,9 @@ option choices (ecot.export.choices), not the pipeline with its numpy, pydantic 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ecot.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ecot.export.choices import FORMATS
@@ -39,11 +40,4 @@ __all__ = [
     "split_sample",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # later look-ups skip this hook
-    return value
+__getattr__ = lazy_exports(__name__, globals(), {name: f"{__name__}.{home}" for name, home in _HOMES.items()})

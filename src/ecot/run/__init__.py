@@ -3,18 +3,13 @@ and the main job as a library call (`synthesize`, from ecot.run.session; loaded 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ecot.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ecot.run.session import Judge, RunOptions, RunResult, synthesize
 
 __all__ = ["Judge", "RunOptions", "RunResult", "synthesize"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("ecot.run.session"), name)
-    globals()[name] = value  # later look-ups skip this hook
-    return value
+__getattr__ = lazy_exports(__name__, globals(), dict.fromkeys(__all__, "ecot.run.session"))
