@@ -1,14 +1,17 @@
-"""Low-level pieces of the sandbox: bubblewrap mount arguments, throw-away uids, process bookkeeping."""
+"""Low-level pieces of the sandbox: bubblewrap mount arguments, throw-away uids, process bookkeeping,
+warnings about weaker isolation (said once per process)."""
 
 from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import os
 import shutil
 import signal
 import stat
 import tempfile
+import threading
 from pathlib import Path
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -154,3 +157,16 @@ def read_job_file(work: Path, relpath: str, max_bytes: int) -> bytes | None:
     finally:
         for fd in opened:
             os.close(fd)
+
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def warn_once(log: logging.Logger, message: str) -> None:
+    """Log a warning about this machine's isolation the first time this process meets it."""
+    with _warned_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    log.warning(message)

@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from ecot.sandbox.isolation import (
     ro_system_args,
     sandbox_uid,
     user_process_count,
+    warn_once,
     work_root,
 )
 from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
@@ -56,7 +56,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ExecResult", "SandboxError", "Step", "prestart", "read_job_file", "run", "run_steps", "workdir", "write_files"]
 
-_warned = threading.Event()
 _bwrap_cache: list[bool] = []
 
 
@@ -111,12 +110,8 @@ def bwrap_available() -> bool:
 
 
 def warn_unisolated_once() -> None:
-    if not _warned.is_set():
-        _warned.set()
-        log.warning(
-            "bubblewrap (bwrap) is unavailable or disabled: candidates run with resource limits only, "
-            "without network or file-system isolation. Install bubblewrap for real isolation."
-        )
+    warn_once(log, "bubblewrap (bwrap) is unavailable or disabled: candidates run with resource limits only, "
+              "without network or file-system isolation. Install bubblewrap for real isolation.")
 
 
 @contextmanager

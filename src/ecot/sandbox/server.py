@@ -28,6 +28,7 @@ from ecot.sandbox.isolation import (
     sandbox_uid,
     source_mounts,
     user_process_count,
+    warn_once,
     work_root,
 )
 from ecot.sandbox.seccomp import no_keyrings_fd, with_seccomp
@@ -134,14 +135,11 @@ STARTUP_S = 60.0
 _servers: dict[tuple[int, Limits, bool, tuple[str, ...]], SandboxServer] = {}
 _servers_lock = threading.Lock()
 _starting: dict[tuple[int, Limits, bool, tuple[str, ...]], threading.Lock] = {}
-_warned_shared = threading.Event()
 
 
 def warn_shared_workdirs_once() -> None:
-    if not _warned_shared.is_set():
-        _warned_shared.set()
-        log.warning("the sandbox cannot create user namespaces inside bubblewrap: jobs write to the shared work "
-                    "folder without a size limit of their own (only the per-file limit applies)")
+    warn_once(log, "the sandbox cannot create user namespaces inside bubblewrap: jobs write to the shared work "
+              "folder without a size limit of their own (only the per-file limit applies)")
 
 
 def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> SandboxServer:

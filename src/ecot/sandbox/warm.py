@@ -43,6 +43,7 @@ from ecot.sandbox.isolation import (
     sandbox_uid,
     source_mounts,
     user_process_count,
+    warn_once,
     work_root,
 )
 from ecot.sandbox.runner import ExecResult, SandboxError, _result, bwrap_available, warn_unisolated_once
@@ -281,14 +282,9 @@ def sandbox_python(uid: int | None) -> tuple[str, list[str], list[str]]:
     raise SandboxError(f"no Python the sandbox user can reach: {prefixes[-1]} is in a closed folder")
 
 
-_warned_restarts = threading.Event()
-
-
 def warn_restarts_once() -> None:
-    if not _warned_restarts.is_set():
-        _warned_restarts.set()
-        log.warning("the sandbox cannot create namespaces of its own: every warm Python is restarted after each job "
-                    "(seconds per job) so that no job shares kernel objects with the next")
+    warn_once(log, "the sandbox cannot create namespaces of its own: every warm Python is restarted after each job "
+              "(seconds per job) so that no job shares kernel objects with the next")
 
 
 def _reachable(path: str) -> bool:
