@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         early = None if args.ray_address else stack.enter_context(make_executor(None, args.workers, args.max_pending))
         _check_arguments(args)
         warmed = _expected_domains(args)
-        if early is not None:  # their backends start while the tasks load
+        if early is not None and warmed:  # their backends start while the tasks load
             early.warm(warmed)
         tasks = _load(args)
         if early is None or _too_many(args, early, tasks):

@@ -159,8 +159,9 @@ def _files_under(folder: Path) -> list[Path]:
     return sorted(p for p in found if p.is_file())
 
 
-def _task_folders(root: Path) -> list[Path]:
-    return sorted(Path(parent) for parent, _dirs, names in os.walk(root) if TASK_FILE in names)
+def _task_folders(root: Path) -> Iterator[Path]:
+    """The folders below `root` that hold a task file, in path order."""
+    return (Path(parent) for parent, _dirs, names in _sorted_walk(root) if TASK_FILE in names)
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
@@ -215,7 +216,7 @@ def first_domain(path: Path) -> str | None:
             data = next((value for _where, value in read_jsonl(path)), None)
             domain = data.get("domain") if isinstance(data, dict) else None
         else:
-            first = next((Path(root) for root, dirs, names in _sorted_walk(path) if TASK_FILE in names), None)
+            first = next(_task_folders(path), None)
             domain = tomllib.loads((first / TASK_FILE).read_text(encoding="utf-8")).get("domain") if first else None
     except (OSError, TaskFormatError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
@@ -223,8 +224,9 @@ def first_domain(path: Path) -> str | None:
 
 
 def _sorted_walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk visiting sub-folders in name order: its folders come out sorted as paths."""
     for entry in os.walk(root):
-        entry[1].sort()  # visit folders in name order, as the load does
+        entry[1].sort()
         yield entry
 
 
