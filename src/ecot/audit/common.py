@@ -90,6 +90,21 @@ def files_stay_absent(paths: Iterable[Path]) -> Iterator[None]:
     assert not created, f"a candidate created files outside its work dir: {created}"
 
 
+def no_process_left(marker: str, grace_s: float = 3.0) -> Callable[[], AbstractContextManager[None]]:
+    """A host check: no process whose command line holds `marker` is alive `grace_s` after the case's run."""
+
+    @contextlib.contextmanager
+    def check() -> Iterator[None]:
+        yield
+        deadline = time.monotonic() + grace_s
+        while processes_matching(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = processes_matching(marker)
+        assert left == [], f"processes of the job outlived it: {left}"
+
+    return check
+
+
 def within(seconds: float) -> Callable[[], AbstractContextManager[None]]:
     """A host check: the case's run (hostile candidate and `then`) ends within `seconds`."""
 

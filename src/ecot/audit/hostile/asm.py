@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -22,7 +21,7 @@ from ecot.domains.asm.backend import ASSEMBLY_ERROR, OUTPUT_MISMATCH, RUNTIME_ER
 from ecot.sandbox import runner
 from ecot.tasks.suite import bundled_suite_path
 
-from ..common import bundled_task, files_stay_absent, processes_matching, unique_marker
+from ..common import bundled_task, files_stay_absent, no_process_left, unique_marker, within
 from . import asmattacks as a
 from .framework import Attack, Case, DomainCases, label_in
 
@@ -69,22 +68,6 @@ def needs_valgrind() -> Iterator[None]:
 def outside_files_absent() -> Iterator[None]:
     with files_stay_absent(OUTSIDE_FILES):
         yield
-
-
-@contextlib.contextmanager
-def quickly(limit_s: float) -> Iterator[None]:
-    start = time.monotonic()
-    yield
-    assert time.monotonic() - start < limit_s, "containment took too long"
-
-
-@contextlib.contextmanager
-def no_sleeper_left() -> Iterator[None]:
-    yield
-    deadline = time.monotonic() + 3.0
-    while processes_matching(SLEEPER) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert processes_matching(SLEEPER) == []
 
 
 @contextlib.contextmanager
@@ -202,13 +185,13 @@ CASES: DomainCases = {
     Attack.DISK_FILL: Case("two_gib_of_files", POPCOUNT, text(a.DISK_FILL), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR), options=OFF),
     Attack.PERSIST: Case("marker_files_for_the_next_job", POPCOUNT, text(a.PLANT), then=text(a.FIND_PLANTED), options=OFF),
     Attack.FORK_BOMB: Case("fork_loop", POPCOUNT, text(a.FORK_BOMB), label_in(TIMEOUT, RUNTIME_ERROR, RESOURCE_LIMIT, OUTPUT_MISMATCH),
-                           wall_s=HANG_WALL_S, options=OFF, host=lambda: quickly(3 * HANG_WALL_S + 5)),
+                           wall_s=HANG_WALL_S, options=OFF, host=within(3 * HANG_WALL_S + 5)),
     Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, text(a.MEMORY_BOMB), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT),
-                             options=OFF, host=lambda: quickly(15.0)),
+                             options=OFF, host=within(15.0)),
     Attack.ENDLESS_LOOP: Case("spin_with_a_sleeper", POPCOUNT, text(ENDLESS), label_in(TIMEOUT),
-                              wall_s=HANG_WALL_S, options=OFF, host=no_sleeper_left),
+                              wall_s=HANG_WALL_S, options=OFF, host=no_process_left(SLEEPER)),
     Attack.OUTPUT_FLOOD: Case("write_loop", POPCOUNT, text(a.OUTPUT_FLOOD), label_in(RESOURCE_LIMIT), options=OFF,
-                              host=lambda: quickly(8.0)),
+                              host=within(8.0)),
     Attack.NETWORK: Case("connect_out", POPCOUNT, text(a.NETWORK), label_in(OUTPUT_MISMATCH), options=OFF),
     Attack.READ_SECRETS: [
         Case("secret_files", POPCOUNT, text(SECRETS), label_in(OUTPUT_MISMATCH), options=OFF),

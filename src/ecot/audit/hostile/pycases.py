@@ -4,13 +4,12 @@ the domain's oracle, plus the host-side checks that go with them."""
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from ecot.core.outcome import PASS, Outcome
 
-from ..common import files_stay_absent, processes_matching, unique_marker
+from ..common import files_stay_absent, no_process_left, unique_marker
 from . import pyattacks
 from .framework import Attack, Case
 
@@ -24,16 +23,6 @@ def not_pass(outcome: Outcome) -> bool:
 
 def outside_files_absent() -> contextlib.AbstractContextManager[None]:
     return files_stay_absent(OUTSIDE)
-
-
-def no_process_left(marker: str) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    @contextlib.contextmanager
-    def check() -> Iterator[None]:
-        yield
-        time.sleep(0.3)
-        assert processes_matching(marker) == [], f"processes of the job outlived it: {processes_matching(marker)}"
-
-    return check
 
 
 def shared_cases(task_id: str, oracle: Oracle, wrong: str, plain: Callable[[str], str]) -> dict[Attack, list[Case]]:
@@ -50,7 +39,7 @@ def shared_cases(task_id: str, oracle: Oracle, wrong: str, plain: Callable[[str]
         Attack.PERSIST: [
             Case("takeover-then-wrong-answer", task_id, oracle(pyattacks.TAKEOVER), then=wrong),
             Case("planted-marker-found-later", task_id, plain(leftover), then=oracle(pyattacks.FIND_PLANTED),
-                 host=no_process_left(marker)),
+                 host=no_process_left(marker, grace_s=0.3)),
             Case("counter-in-sysv-shm", task_id, plain(pyattacks.SYSV_COUNTER), then=oracle(pyattacks.FIND_SYSV_COUNTER)),
         ],
         Attack.FORK_BOMB: [Case("fork-loop", task_id, plain(pyattacks.FORK_BOMB), wall_s=5.0)],

@@ -10,22 +10,11 @@ part of each attack with a right answer and must pass: containment is not "anyth
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Iterator
-
 from ecot.core.outcome import TIMEOUT
 
+from ..common import within
 from . import pyattacks
 from .framework import Attack, Case, label_in
-
-
-@contextlib.contextmanager
-def within(seconds: float) -> Iterator[None]:
-    start = time.monotonic()
-    yield
-    assert time.monotonic() - start < seconds, f"containment took {time.monotonic() - start:.1f} s"
-
 
 PAIRS = "python/pair_sums"  # MBPP style: top-level asserts
 ROOT = "python/poly_root"  # HumanEval style: `check(find_root)` after the prompt's `poly`
@@ -198,7 +187,7 @@ CASES: dict[Attack, list[Case]] = {
         Case("check_patched_builtins_and_check", ROOT, PATCHED_BUILTINS),
         Case("check_agrees_with_everything", ROOT, AGREES_WITH_EVERYTHING),
         Case("check_clocks_and_timers_off", PAIRS, pairs_calling(TIMERS_AND_CLOCKS_OFF), label_in(TIMEOUT)),
-        Case("check_stops_reading_its_calls", PAIRS, STOPS_READING, label_in(TIMEOUT), host=lambda: within(15)),
+        Case("check_stops_reading_its_calls", PAIRS, STOPS_READING, label_in(TIMEOUT), host=within(15)),
     ],
     Attack.EARLY_EXIT: [
         Case("check_os_exit_zero_in_a_call", PAIRS, pairs_calling("import os\nos._exit(0)")),

@@ -8,17 +8,14 @@ anything else means the attack changed what the judge measured or read.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
-from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
 from ecot.core.outcome import RESOURCE_LIMIT, TIMEOUT, Outcome
 from ecot.domains.python.verdict import MEMORY_LIMIT, RUNTIME_ERROR, WRONG_ANSWER
 
-from ..common import bundled_task, files_stay_absent, processes_matching, task_cache_files, unique_marker
+from ..common import bundled_task, files_stay_absent, no_process_left, task_cache_files, unique_marker, within
 from . import pyattacks, pycheck
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in
 from .pykernel import IN_SYSV_SHM, IN_USER_KEYRING, caesar_cached
@@ -126,23 +123,6 @@ def in_function(body: str) -> str:
     return f"def two_sum(nums, target):\n{inner}\n    return [-1]\n"
 
 
-@contextlib.contextmanager
-def within(seconds: float) -> Iterator[None]:
-    start = time.monotonic()
-    yield
-    assert time.monotonic() - start < seconds, f"containment took {time.monotonic() - start:.1f} s"
-
-
-def no_process_left(marker: str) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    @contextlib.contextmanager
-    def check() -> Iterator[None]:
-        yield
-        deadline = time.monotonic() + 3.0
-        while processes_matching(marker) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert processes_matching(marker) == [], "a candidate's process outlived its job"
-
-    return check
 
 
 def no_secret_in_log(outcome: Outcome) -> bool:
@@ -306,7 +286,7 @@ CASES: DomainCases = with_check_mode({
             f"import threading as _threading\n_worker = _threading.Thread(target=_spin, args=({SLOW_S},))\n"
             "_worker.start()\n_worker.join()"), label_in(TIMEOUT)),
         Case("swallowed_time_limit", TASK, SWALLOW_FOREVER, label_in(TIMEOUT), wall_s=HANG_WALL_S,
-             host=lambda: within(HANG_WALL_S + 5)),
+             host=within(HANG_WALL_S + 5)),
         Case("work_at_import", TASK, WORK_AT_IMPORT, counts_import_work),
     ],
     Attack.HIDE_FROM_CHECKS: NotApplicable(
@@ -331,18 +311,18 @@ CASES: DomainCases = with_check_mode({
     ],
     Attack.FORK_BOMB: Case("fork_loop", TASK, pyattacks.FORK_BOMB + in_function("pass"),
                            label_in(TIMEOUT, RUNTIME_ERROR, MEMORY_LIMIT, RESOURCE_LIMIT), wall_s=HANG_WALL_S,
-                           host=lambda: within(3 * HANG_WALL_S + 5)),
+                           host=within(3 * HANG_WALL_S + 5)),
     Attack.MEMORY_BOMB: Case("huge_buffers", TASK, in_function(pyattacks.MEMORY_BOMB), label_in(MEMORY_LIMIT, TIMEOUT)),
     Attack.ENDLESS_LOOP: [
         Case("loop_at_import", TASK, pyattacks.ENDLESS_LOOP + in_function("pass"), label_in(TIMEOUT), wall_s=HANG_WALL_S,
-             host=lambda: within(HANG_WALL_S + 5)),
+             host=within(HANG_WALL_S + 5)),
         Case("timers_off_with_a_sleeper", TASK, TIMER_KILLER_WITH_SLEEPER, label_in(TIMEOUT), wall_s=HANG_WALL_S,
              host=no_process_left(_MARKER)),
     ],
     Attack.OUTPUT_FLOOD: [
-        Case("stdout", TASK, in_function(pyattacks.OUTPUT_FLOOD), label_in(RESOURCE_LIMIT), host=lambda: within(15)),
+        Case("stdout", TASK, in_function(pyattacks.OUTPUT_FLOOD), label_in(RESOURCE_LIMIT), host=within(15)),
         Case("stderr", TASK, in_function("import sys\nwhile True:\n    sys.stderr.write('E' * 65536)"),
-             label_in(RESOURCE_LIMIT), host=lambda: within(8)),
+             label_in(RESOURCE_LIMIT), host=within(8)),
     ],
     Attack.NETWORK: Case("connect_out", TASK, oracle(pyattacks.NETWORK)),
     Attack.READ_SECRETS: Case("host_files_and_environment", TASK, oracle(pyattacks.READ_SECRETS), no_secret_in_log),

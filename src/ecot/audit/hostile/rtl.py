@@ -11,9 +11,6 @@ rtl/cocotb_* tasks) come from rtlcocotb.py and join each class's list at the end
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 
@@ -27,7 +24,7 @@ from ecot.domains.rtl.backend import (
 )
 from ecot.tasks.suite import bundled_suite_path
 
-from ..common import files_stay_absent, processes_matching, task_cache_files, unique_marker, within
+from ..common import files_stay_absent, no_process_left, task_cache_files, unique_marker, within
 from . import rtlcocotb
 from .framework import Attack, Case, DomainCases, NotApplicable, cases_of, cleaned, label_in, not_pass
 
@@ -62,18 +59,6 @@ def wrote(path: str) -> str:
     # the sandbox gives each job a private, writable /tmp: only the other paths are escapes
     flag = "" if path.startswith("/tmp/") else " escaped = 1;"
     return opened(path, "w", f'$fdisplay(fd, "pwned"); $fclose(fd);{flag}')
-
-
-def no_process_left(marker: str) -> Callable[[], ContextManager[None]]:
-    @contextlib.contextmanager
-    def check() -> Iterator[None]:
-        yield
-        deadline = time.monotonic() + 2.0
-        while processes_matching(marker) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert processes_matching(marker) == []
-
-    return check
 
 
 def outside_files_absent() -> ContextManager[None]:
@@ -255,7 +240,7 @@ VERILOG_CASES: DomainCases = {
              label_in(SYNTAX_ERROR, ELABORATION_ERROR, TIMEOUT, RESOURCE_LIMIT), wall_s=3.0, host=within(9.0)),
     ],
     Attack.ENDLESS_LOOP: Case("zero_delay_loop", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), wall_s=3.0,
-                              options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER)),
+                              options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER, grace_s=2.0)),
     Attack.OUTPUT_FLOOD: Case("display_flood", TASK, design(FLOOD + CORRECT_MUX), label_in(RESOURCE_LIMIT), host=within(5.0)),
     Attack.NETWORK: NotApplicable(
         "Verilog has no socket API; vvp loads no VPI module but cocotb's for cocotb tasks (which adds no system "
