@@ -5,19 +5,21 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from ecot.audit.common import files_stay_absent, unique_marker
-from ecot.audit.hostile import rtl as rtl_cases
+from ecot.audit.common import files_stay_absent, no_process_left, processes_matching, unique_marker
 from ecot.audit.hostile import suite
 from ecot.audit.hostile.framework import Attack, Case, label_in
 from ecot.audit.hostile.report import AuditReport, CaseResult, ControlResult, DomainResult, Verdict
@@ -67,23 +69,45 @@ def test_a_failed_host_check_is_a_leak_that_names_what_escaped(tmp_path: Path) -
     assert not outside.exists()  # the check removes what it found
 
 
-def test_a_process_that_outlives_the_job_is_a_leak() -> None:
+def test_a_process_that_outlives_the_job_is_a_leak(tmp_path: Path) -> None:
     marker = unique_marker()
     left: list[subprocess.Popen[bytes]] = []
+    # a check whose bare assert names no process (the runner then quotes its line), in a module of its own
+    # because pytest would rewrite an assert written here into one with a message
+    (tmp_path / "bare_check.py").write_text(
+        "from ecot.audit.common import processes_matching\n\n\ndef check(marker):\n    assert processes_matching(marker) == []\n")
+    spec = importlib.util.spec_from_file_location("bare_check", tmp_path / "bare_check.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
 
     @contextlib.contextmanager
-    def process_left_behind() -> Iterator[None]:
-        with rtl_cases.no_process_left(marker)():  # a case's own check, whose bare assert names no process
-            yield
-            left.append(subprocess.Popen([marker, "30"], executable="sleep"))  # what a job's escaped child would be
+    def bare_check() -> Iterator[None]:
+        yield
+        module.check(marker)
+
+    def process_left_behind(check: Callable[[], AbstractContextManager[None]]) -> Callable[[], Iterator[None]]:
+        @contextlib.contextmanager
+        def host() -> Iterator[None]:
+            with check():
+                yield
+                left.append(subprocess.Popen([marker, "30"], executable="sleep"))  # what a job's escaped child would be
+                deadline = time.monotonic() + 5.0
+                while f"{marker} 30" not in " ".join(processes_matching(marker)) and time.monotonic() < deadline:
+                    time.sleep(0.01)  # until it has exec'd: before that its command line is still this process's
+
+        return host
 
     try:
-        result = judge(listed(Case("process-left", TASK, WRONG, host=process_left_behind), Attack.ENDLESS_LOOP))
+        result = judge(listed(Case("process-left", TASK, WRONG, host=process_left_behind(bare_check)), Attack.ENDLESS_LOOP))
+        shared = judge(listed(Case("process-left", TASK, WRONG, host=process_left_behind(no_process_left(marker, 0.3))),
+                              Attack.ENDLESS_LOOP))
     finally:
         for process in left:
             process.kill()
             process.wait()
     assert result.verdict == Verdict.LEAK and "failed: assert processes_matching(marker) == []" in result.detail
+    assert shared.verdict == Verdict.LEAK and f"{marker} 30" in shared.detail  # the shared check names what is left
 
 
 def test_a_missing_tool_is_not_run_and_a_broken_check_an_error() -> None:
