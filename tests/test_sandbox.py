@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +56,32 @@ def test_output_cap_stops_a_flood() -> None:
 def test_cpu_limit() -> None:
     result, _ = run_sh("while :; do :; done", FAST.scaled(cpu_s=1, wall_s=10))
     assert result.returncode != 0 and not result.timed_out
+
+
+def test_a_step_may_carry_a_tighter_cpu_budget_than_its_sandbox() -> None:
+    """The step's own budget binds it alone: the next request in the same long-lived sandbox gets the
+    limits' full CPU time again."""
+    limits = FAST.scaled(cpu_s=10, wall_s=10)
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.3: pass\nprint('done')"
+    with sandbox.workdir() as work:
+        first, tight = sandbox.run_steps([sandbox.Step(["true"]), sandbox.Step(["sh", "-c", "while :; do :; done"], cpu_s=1)],
+                                         work, limits)
+        assert first.returncode == 0 and tight.signal == signal.SIGXCPU and not tight.timed_out, tight
+        assert tight.cpu_s is not None and 0.9 <= tight.cpu_s < 2.0, tight.cpu_s
+        (after,) = sandbox.run_steps([sandbox.Step(["python3", "-c", burn])], work, limits)
+        assert after.returncode == 0 and after.stdout.strip() == "done", after
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "rlimits"])
+def test_cpu_time_comes_from_the_kernel(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """A job's CPU time is the kernel's count for its process tree (wait4), not anything it prints: a
+    busy job shows its time, a sleeping one almost none, in the sandbox and in the rlimits fallback."""
+    if mode == "rlimits":
+        monkeypatch.setenv("ECOT_SANDBOX", "rlimits")
+    busy, _ = run_sh("python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass'")
+    idle, _ = run_sh("sleep 0.3; echo cpu_s=99")
+    assert busy.returncode == 0 and busy.cpu_s is not None and 0.25 <= busy.cpu_s < 1.0, busy
+    assert idle.wall_s >= 0.3 and idle.cpu_s is not None and idle.cpu_s < 0.1, idle
 
 
 def test_file_size_limit() -> None:

@@ -72,6 +72,7 @@ class ExecResult:
     output_overflow: bool
     wall_s: float
     isolated: bool
+    cpu_s: float | None = None  # CPU time of the step's process tree, from the kernel (None where not measured)
 
     @property
     def signal(self) -> int | None:
@@ -150,6 +151,7 @@ class Step:
     feeds: Mapping[str, bytes] = field(default_factory=dict)
     feed_files: Mapping[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
+    cpu_s: float | None = None  # a CPU budget of this step's own, below the limits' cpu_s (None: theirs)
 
 
 def run(
@@ -207,11 +209,14 @@ def prestart(limits: Limits, *, proc_fs: bool = False, ro_paths: Sequence[str] =
 
 
 def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str, Any]:
+    own = limits.to_dict()
+    if step.cpu_s is not None:
+        own["cpu_s"] = min(limits.cpu_s, step.cpu_s)
     return {
         "argv": list(step.argv),
         "cwd": str(cwd),
         "env": env,
-        "limits": limits.to_dict(),
+        "limits": own,
         "stdin": base64.b64encode(step.stdin).decode() if step.stdin is not None else None,
         "feeds": {name: base64.b64encode(data).decode() for name, data in step.feeds.items()},
         "feed_files": dict(step.feed_files),
@@ -227,6 +232,7 @@ def _result(raw: dict[str, Any], isolated: bool) -> ExecResult:
         output_overflow=raw["output_overflow"],
         wall_s=raw["wall_s"],
         isolated=isolated,
+        cpu_s=raw.get("cpu_s"),
     )
 
 

@@ -136,10 +136,12 @@ def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | 
         pass_fds=tuple(job.get("pass_fds") or ()),  # only bubblewrap's seccomp program, for one-shot sandboxes
         **spawn,
     )
+    if inherit:
+        _lower_cpu_limit(proc.pid, limits["cpu_s"])
     if stdin is not None:
         _feed(proc, stdin)
     out, err, timed_out, overflow = collect(proc, limits["wall_s"], limits["output_kb"] * 1024, start)
-    returncode = proc.wait()
+    returncode, cpu_s = _wait(proc)
     kill_group(proc.pid)
     return {
         "returncode": returncode,
@@ -148,7 +150,25 @@ def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | 
         "timed_out": timed_out,
         "output_overflow": overflow,
         "wall_s": time.monotonic() - start,
+        "cpu_s": cpu_s,
     }
+
+
+def _lower_cpu_limit(pid: int, cpu_s: float) -> None:
+    """A job whose CPU limit is below the one it inherited from us (the server's) gets its own, set on
+    the child as it starts (a job may carry a tighter budget than its sandbox's limits)."""
+    cpu = max(1, int(cpu_s + 0.999))
+    inherited = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    if inherited == resource.RLIM_INFINITY or cpu < inherited:
+        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """The exit status, and the CPU seconds the process and the descendants it waited for used, from the
+    kernel's accounting (wait4): a number the job cannot write."""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, round(usage.ru_utime + usage.ru_stime, 4)
 
 
 def _open_fifo(path: str, data: bytes) -> str:

@@ -239,8 +239,12 @@ VERILOG_CASES: DomainCases = {
         Case("recursive_macro", TASK, "`define BOMB `BOMB `BOMB\n`define USE `BOMB\n" + design("    always @* y = `USE;\n"),
              label_in(SYNTAX_ERROR, ELABORATION_ERROR, TIMEOUT, RESOURCE_LIMIT), wall_s=3.0, host=within(9.0)),
     ],
-    Attack.ENDLESS_LOOP: Case("zero_delay_loop", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), wall_s=3.0,
-                              options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER, grace_s=2.0)),
+    Attack.ENDLESS_LOOP: [
+        Case("zero_delay_loop", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), wall_s=3.0,
+             options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER, grace_s=2.0)),
+        # with the task's own 10 s: the reference's CPU budget (2 s here) ends it, whatever the design does
+        Case("loop_under_the_reference_budget", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), host=within(6.0)),
+    ],
     Attack.OUTPUT_FLOOD: Case("display_flood", TASK, design(FLOOD + CORRECT_MUX), label_in(RESOURCE_LIMIT), host=within(5.0)),
     Attack.NETWORK: NotApplicable(
         "Verilog has no socket API; vvp loads no VPI module but cocotb's for cocotb tasks (which adds no system "

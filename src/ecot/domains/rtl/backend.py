@@ -23,6 +23,8 @@ Per-task options (task.toml [options]; the typed model is options.RtlOptions, ch
   gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
   lint           run Verilator lint after a passing simulation (default false)
   plusargs       extra vvp +args
+  sim_cpu_ratio  the candidate's simulation may use this many times the reference's CPU time (default 50,
+                 at least 2 s, at most the task's cpu_s; None: the task's limits alone): a hang ends in seconds
   testbench_kind "cocotb": the task's Python tests (cocotb 2.x) drive `top` instead of a Verilog testbench
                  (cocotb_sim); test_modules, parameters, timescale and seed configure that run
 """
@@ -90,7 +92,7 @@ class RtlBackend(Backend[RtlOptions]):
         if options.testbench_kind == "cocotb":
             tested = cocotb_sim.simulate(task, options, candidate, work, preprocess=preprocess)
             return tested.outcome, tested.preprocessed
-        run = sim.simulate(task, options, candidate, work, preprocess=preprocess)
+        run = sim.simulate(task, options, candidate, work, preprocess=preprocess, budget=rtl_expect.cpu_budget(task, options))
         outcome = rtl_expect.check(task, options, run, candidate)
         if outcome.passed:
             outcome = checks.standalone(task, options, candidate, work, outcome)

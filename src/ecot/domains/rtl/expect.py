@@ -32,6 +32,7 @@ from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.options import RtlOptions
 
 SIMULATOR = ("iverilog", "vvp")
+CPU_FLOOR_S = 2.0  # the least CPU a candidate's simulation gets, however quick the reference (whole seconds: rlimits)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Profile:
     ends_itself: bool  # the testbench's own $finish/$stop must end the run
     source: str  # where the expectation comes from, for diagnostics
     toolchain_limit: str | None = None  # the simulator cannot compile the task's own files with the reference
+    cpu_s: float | None = None  # the reference's simulation CPU time (kernel accounting), when measured
 
 
 def check(task: Task, options: RtlOptions, run: rtl_sim.SimRun, candidate: str) -> Outcome:
@@ -117,10 +119,32 @@ def _dump(profile: Profile) -> dict[str, Any]:
 
 def _load(entry: dict[str, Any]) -> Profile:
     samples, ends, source, limit = entry["samples"], entry["ends_itself"], entry["source"], entry["toolchain_limit"]
+    cpu = entry["cpu_s"]
     if not (samples is None or type(samples) is int) or type(ends) is not bool or not isinstance(source, str) \
-            or not (limit is None or isinstance(limit, str)):
+            or not (limit is None or isinstance(limit, str)) or not (cpu is None or type(cpu) in (int, float) and cpu >= 0):
         raise ValueError("not a reference profile")
-    return Profile(samples, ends, source, limit)
+    return Profile(samples, ends, source, limit, cpu)
+
+
+def cpu_budget(task: Task, options: RtlOptions) -> rtl_sim.CpuBudget | None:
+    """The candidate's simulation CPU limit: option sim_cpu_ratio times the reference's (at least
+    CPU_FLOOR_S), when that is below the task's cpu_s; None without a ratio, a reference that simulates,
+    or a measured time. A design that hangs (a testbench waiting forever for a signal it never raises)
+    then stops in seconds rather than at the task's limit: the verdict is the same Timeout."""
+    ratio = options.sim_cpu_ratio
+    if ratio is None or task.reference is None:
+        return None
+    try:
+        measured = _reference(task, options).cpu_s
+    except ValueError:  # a reference that does not simulate: the task's limits alone
+        return None
+    if measured is None:
+        return None
+    allowed = max(CPU_FLOOR_S, ratio * measured)
+    if allowed >= task.limits.cpu_s:
+        return None
+    why = f"{ratio:g}x the reference's {measured:.3g} s, at least {CPU_FLOOR_S:g} s; option sim_cpu_ratio"
+    return rtl_sim.CpuBudget(round(allowed, 3), why)
 
 
 def _measure(task: Task, options: RtlOptions) -> Profile:
@@ -133,5 +157,5 @@ def _measure(task: Task, options: RtlOptions) -> Profile:
         raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
                          "so the expected number of samples is unknown; set option samples or fix the reference")
     samples = run.outcome.metrics.get("samples")
-    return Profile(int(samples) if samples is not None else None, run.ended_by_testbench, "the reference")
+    return Profile(int(samples) if samples is not None else None, run.ended_by_testbench, "the reference", cpu_s=run.cpu_s)
 

@@ -42,6 +42,10 @@ class RtlOptions(DomainOptions):
     lint: bool = Field(False, description="run Verilator lint after a passing simulation")
     lint_flags: tuple[str, ...] = Field(LINT_FLAGS, description="Verilator lint flags")
     plusargs: tuple[str, ...] = Field((), description="extra vvp +args")
+    sim_cpu_ratio: float | None = Field(
+        50.0, ge=1.0, description="the candidate's simulation may use this many times the reference's CPU time "
+        "(at least 2 s, at most the task's cpu_s); None: the task's limits alone"
+    )
     testbench_kind: TestbenchKind = Field(
         "verilog", description='"cocotb": Python tests (cocotb 2.x) drive the design `top` in Icarus instead of a Verilog testbench'
     )

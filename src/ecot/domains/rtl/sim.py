@@ -50,6 +50,15 @@ class SimRun:
     returncode: int | None = None
     preprocessed: str | None = None  # the design as the compiler read it (iverilog -E), when asked for
     toolchain_limit: str | None = None  # the compiler's "sorry:" on a file of the task's own, if it gave one
+    cpu_s: float | None = None  # the simulator's CPU time, from the kernel's accounting
+
+
+@dataclass(frozen=True)
+class CpuBudget:
+    """A simulation's CPU limit below the task's, and why (said in the Timeout's diagnostic)."""
+
+    cpu_s: float
+    why: str
 
 
 @dataclass
@@ -63,9 +72,11 @@ class _Bundle:
     testbench: str = ""
 
 
-def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool = False) -> SimRun:
+def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool = False,
+             budget: CpuBudget | None = None) -> SimRun:
     """Compile and run; with preprocess, also keep the design as the compiler's preprocessor read it,
-    written before any design code runs under a name the design cannot know (for the checkers)."""
+    written before any design code runs under a name the design cannot know (for the checkers).
+    budget: the simulation's own CPU limit, below the task's (see expect.cpu_budget)."""
     tag = logs.new_tag()
     tb_name = testbench_name(task, options)
     design = options.design_file
@@ -84,6 +95,7 @@ def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, prepro
         # -none: $dumpvars writes nothing, so a design cannot dump and read back the testbench's signals
         ["vvp", "-n", "sim.vvp", "-none", *options.plusargs],
         feed_files={"sim.vvp": "c.vvp"},
+        cpu_s=budget.cpu_s if budget is not None else None,
     ))
     results = sandbox.run_steps(steps, work, task.limits)
     if len(results) == 1:
@@ -93,7 +105,7 @@ def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, prepro
     if len(results) < len(steps):  # the compiler accepted the design but its preprocessor alone did not
         what = f"preprocessing {design} for the structural checks failed: {results[1].output.strip()[:300]}"
         return SimRun(Outcome(RESOURCE_LIMIT, what, truncate_log(results[1].output)))
-    return dataclasses.replace(_sim_run(task, options, results[-1], tag, bundle.back), preprocessed=text)
+    return dataclasses.replace(_sim_run(task, options, results[-1], tag, bundle.back, budget), preprocessed=text)
 
 
 def _read_preprocessed(work: Path, name: str) -> str | None:
@@ -134,7 +146,8 @@ def _hidden_files(task: Task, options: RtlOptions, tb_name: str) -> dict[str, st
     return {name: str(PurePosixPath(name).with_name(f"data_{suffix}_{PurePosixPath(name).name}")) for name in named if name in data}
 
 
-def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: str, back: dict[str, str]) -> SimRun:
+def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: str, back: dict[str, str],
+             budget: CpuBudget | None = None) -> SimRun:
     shown = result.output.replace(f"{tag}{logs.END_MARK}\n", "")  # the testbench's end marker is ours, not the reader's
     log = truncate_log(_apply(logs.strip_tag(shown, tag), back))
     lines, ended = logs.split_end(logs.trusted_lines(result.output, tag))
@@ -143,7 +156,8 @@ def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: s
         return SimRun(Outcome(RESOURCE_LIMIT, f"simulation output exceeded {limit.output_kb} KiB and was stopped", log))
     exhausted = _exhausted_resource(result)
     if exhausted == "cpu":
-        return SimRun(Outcome(TIMEOUT, f"simulation used more than {limit.cpu_s:g} s of CPU time", log))
+        allowed = f"{budget.cpu_s:g} s of CPU time ({budget.why})" if budget is not None else f"{limit.cpu_s:g} s of CPU time"
+        return SimRun(Outcome(TIMEOUT, f"simulation used more than {allowed}", log, {"stage": "simulation"}), cpu_s=result.cpu_s)
     if exhausted:
         return SimRun(Outcome(RESOURCE_LIMIT, f"simulation exceeded its {exhausted} limit and was stopped", log))
     if result.timed_out:
@@ -164,7 +178,8 @@ def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: s
     if result.signal and not verdict.passed:
         diagnostic = f"simulator killed by signal {result.signal} (resource limit?); {diagnostic}"
     outcome = Outcome(PASS if verdict.passed else SIMULATION_MISMATCH, diagnostic, log, metrics)
-    return SimRun(outcome, finished=result.signal is None, ended_by_testbench=ended, returncode=result.returncode)
+    return SimRun(outcome, finished=result.signal is None, ended_by_testbench=ended, returncode=result.returncode,
+                  cpu_s=result.cpu_s)
 
 
 def _load_diagnostic(errors: list[str]) -> str:
