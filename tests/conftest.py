@@ -13,13 +13,23 @@ if TYPE_CHECKING:
 pytest_plugins = ("require_tools",)
 
 
-@pytest.fixture(scope="module")
-def rtl() -> Backend:
-    """The rtl backend, for tests that judge designs (a test module may define its own `rtl`)."""
+def _backend(domain: str) -> Backend:
     from ecot.core.errors import ToolMissingError
     from ecot.domains import get_backend
 
     try:
-        return get_backend("rtl")
+        return get_backend(domain)
     except ToolMissingError as err:
-        pytest.skip(f"RTL toolchain incomplete: {err.tool} is not installed")
+        pytest.skip(f"{domain} toolchain incomplete: {err.tool} is not installed")
+
+
+@pytest.fixture(scope="module")
+def rtl() -> Backend:
+    """The rtl backend, for tests that judge designs (a test module may define its own `rtl`)."""
+    return _backend("rtl")
+
+
+@pytest.fixture(scope="module")
+def asm() -> Backend:
+    """The asm backend, for tests that judge assembly."""
+    return _backend("asm")

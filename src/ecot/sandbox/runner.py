@@ -164,9 +164,10 @@ def run(
     ro_paths: Sequence[str] = (),
     proc_fs: bool = False,
     feeds: Mapping[str, bytes] | None = None,
+    cpu_s: float | None = None,
 ) -> ExecResult:
-    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds)."""
-    step = Step(argv, feeds or {}, stdin=stdin)
+    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds and cpu_s)."""
+    step = Step(argv, feeds or {}, stdin=stdin, cpu_s=cpu_s)
     return run_steps([step], cwd, limits, env=env, ro_paths=ro_paths, proc_fs=proc_fs)[0]
 
 

@@ -125,6 +125,7 @@ STUB_PROC_MEM = a.proc_self_mem()
 STUB_IFUNC = a.stub_from_ifunc_resolver()
 VALGRINDRC = a.planted_valgrindrc()
 ENDLESS = a.endless_loop(SLEEPER)
+SPIN = a.c_to_asm('long popcount64(unsigned long x) {\n    for (;;) { __asm__ volatile(""); }\n    return 0;\n}\n')
 ENVIRONMENT = a.host_environment(HOST_KEYS)
 REFERENCE = a.read_files([str(SUITE / "popcount64" / "reference.s"), "../../src/ecot/domains/asm/suite/popcount64/reference.s"])
 SECRETS = a.read_files(["/etc/shadow", "/root/.bashrc", "/root/.ssh/id_rsa", str(Path.home() / ".bash_history")])
@@ -188,8 +189,12 @@ CASES: DomainCases = {
                            wall_s=HANG_WALL_S, options=OFF, host=within(3 * HANG_WALL_S + 5)),
     Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, text(a.MEMORY_BOMB), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT),
                              options=OFF, host=within(15.0)),
-    Attack.ENDLESS_LOOP: Case("spin_with_a_sleeper", POPCOUNT, text(ENDLESS), label_in(TIMEOUT),
-                              wall_s=HANG_WALL_S, options=OFF, host=no_process_left(SLEEPER)),
+    Attack.ENDLESS_LOOP: [
+        Case("spin_with_a_sleeper", POPCOUNT, text(ENDLESS), label_in(TIMEOUT), wall_s=HANG_WALL_S, options=OFF,
+             host=no_process_left(SLEEPER)),
+        # with the task's own 10 s: the baseline's CPU budget (2 s here) ends it, whatever the code does
+        Case("spin_under_the_baseline_budget", POPCOUNT, text(SPIN), label_in(TIMEOUT), options=OFF, host=within(6.0)),
+    ],
     Attack.OUTPUT_FLOOD: Case("write_loop", POPCOUNT, text(a.OUTPUT_FLOOD), label_in(RESOURCE_LIMIT), options=OFF,
                               host=within(8.0)),
     Attack.NETWORK: Case("connect_out", POPCOUNT, text(a.NETWORK), label_in(OUTPUT_MISMATCH), options=OFF),

@@ -28,6 +28,7 @@ from typing import Any
 from ecot import sandbox
 from ecot.core.outcome import PASS, RESOURCE_LIMIT, TIMEOUT, Outcome, truncate_log
 from ecot.core.task import Task
+from ecot.domains import budget
 from ecot.domains.asm import link as asm_link
 from ecot.domains.asm import logs, prep
 from ecot.domains.asm.domain import AsmLabel
@@ -35,6 +36,7 @@ from ecot.domains.asm.elf import FORBIDDEN_CODE, check_program
 from ecot.domains.asm.options import AsmOptions
 from ecot.domains.asm.speed import measure
 from ecot.domains.base import Backend, tool_version
+from ecot.domains.budget import CpuBudget
 
 ASSEMBLY_ERROR = AsmLabel.ASSEMBLY_ERROR.value
 LINK_ERROR = AsmLabel.LINK_ERROR.value
@@ -70,9 +72,10 @@ class AsmBackend(Backend[AsmOptions]):
     def evaluate(self, task: Task, spec: AsmOptions, candidate: str) -> Outcome:
         built = self.prepared(task, spec)
         seed = prep.candidate_seed(task, candidate)
-        expected, inputs = prep.reference_outputs(task, spec, built, seed, spec.random_cases)
+        expected, inputs, cpu_s = prep.reference_outputs(task, spec, built, seed, spec.random_cases)
+        allowed = budget.from_reference(spec, cpu_s, task.limits.cpu_s, "the baseline's run on the same cases")
         with sandbox.workdir("ecot-asm-") as work:
-            outcome, program = judge(task, spec, built, candidate, seed, expected, inputs, work)
+            outcome, program = judge(task, spec, built, candidate, seed, expected, inputs, work, allowed)
         if outcome.passed and program is not None and spec.speed != "off":
             outcome = measure(task, spec, built, program, outcome)
         return outcome
@@ -87,16 +90,19 @@ def judge(
     expected: list[str],
     inputs: list[str],
     work: Path,
+    allowed: CpuBudget | None = None,
 ) -> tuple[Outcome, bytes | None]:
-    """Assemble, link and check the candidate, run it on the cases and compare its output lines on the
-    host: the outcome, and the program's bytes as read before it first ran (None if it never ran)."""
+    """Assemble, link and check the candidate, run it on the cases (within `allowed`, a CPU budget below
+    the task's, if given) and compare its output lines on the host: the outcome, and the program's bytes
+    as read before it first ran (None if it never ran)."""
     sandbox.write_files(work, {prep.SOLUTION: candidate})
     program = build_program(task, spec, built, candidate, work)
     if isinstance(program, Outcome):
         return program, None
     argv = prep.run_argv("prog", seed, spec.random_cases, False, prep.timeout_ms(task))
-    result = sandbox.run(argv, work, task.limits, stdin=task.files[spec.tests].encode())
-    return _run_outcome(task, spec, candidate, result, expected, inputs, work), program
+    result = sandbox.run(argv, work, task.limits, stdin=task.files[spec.tests].encode(),
+                         cpu_s=allowed.cpu_s if allowed is not None else None)
+    return _run_outcome(task, spec, candidate, result, expected, inputs, work, allowed), program
 
 
 def build_program(task: Task, spec: AsmOptions, built: prep.Prepared, candidate: str, work: Path) -> bytes | Outcome:
@@ -140,7 +146,8 @@ def _read_only(path: Path) -> None:
 
 
 def _run_outcome(
-    task: Task, spec: AsmOptions, candidate: str, result: sandbox.ExecResult, expected: list[str], inputs: list[str], work: Path
+    task: Task, spec: AsmOptions, candidate: str, result: sandbox.ExecResult, expected: list[str], inputs: list[str], work: Path,
+    allowed: CpuBudget | None = None,
 ) -> Outcome:
     log = truncate_log(result.output)
     cases = len(expected)
@@ -151,6 +158,8 @@ def _run_outcome(
     # failure, and only output lines equal to the host's expected ones (and exit status 0) pass.
     marker = logs.last_marker(result.stderr)
     timed_marker = marker is not None and marker.kind == "TIMEOUT"
+    if allowed is not None and not timed_marker and _spent(result, allowed):
+        return Outcome(TIMEOUT, allowed.exceeded("the test program"), log, metrics)
     if timed_marker or result.timed_out or result.signal == signal.SIGXCPU:
         index = marker.int("case") if marker is not None and timed_marker else -1
         where = f" on case {index} ({_input(inputs, index)})" if index >= 0 else ""
@@ -169,6 +178,14 @@ def _run_outcome(
         metrics["first_mismatch"] = diff.index
         return Outcome(OUTPUT_MISMATCH, _mismatch(spec, diff, inputs, len(got), cases), log, metrics)
     return Outcome(PASS, f"all {cases} cases match the C function", log, metrics)
+
+
+def _spent(result: sandbox.ExecResult, allowed: CpuBudget) -> bool:
+    """The run ended by its CPU budget: SIGXCPU at the soft limit, or SIGKILL at the hard one (a program
+    that ignored SIGXCPU), by the kernel's count of its CPU time."""
+    if result.signal == signal.SIGXCPU:
+        return True
+    return result.signal == signal.SIGKILL and result.cpu_s is not None and result.cpu_s >= allowed.cpu_s
 
 
 def _mismatch(spec: AsmOptions, diff: logs.Difference, inputs: list[str], printed: int, cases: int) -> str:

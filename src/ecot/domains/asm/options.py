@@ -7,12 +7,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from ecot.domains.base import DomainOptions, OptionProblem
+from ecot.domains.base import OptionProblem
+from ecot.domains.budget import BudgetOptions
 
 SpeedMode = Literal["both", "callgrind", "wall", "off"]
 
 
-class AsmOptions(DomainOptions):
+class AsmOptions(BudgetOptions):
     function: str = Field(min_length=1, description="the C function the candidate implements (required)")
     driver: str = Field("driver.c", description="bundle file with the C driver that calls the function")
     baseline: str = Field("baseline.s", description="bundle file with gcc -O3's assembly (the speed baseline)")

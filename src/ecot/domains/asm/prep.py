@@ -127,9 +127,10 @@ def timeout_ms(task: Task) -> int:
 
 def reference_outputs(
     task: Task, spec: AsmOptions, prep: Prepared, seed: int, count: int, tests: str | None = None
-) -> tuple[list[str], list[str]]:
-    """(expected output lines, input descriptions) of the fixed cases (or `tests`) plus `count` random
-    ones, from the baseline program in its own work dir, so nothing of it reaches the candidate's run."""
+) -> tuple[list[str], list[str], float | None]:
+    """(expected output lines, input descriptions, the run's CPU seconds) of the fixed cases (or `tests`)
+    plus `count` random ones, from the baseline program in its own work dir, so nothing of it reaches the
+    candidate's run."""
     from ecot.domains.asm.logs import output_lines
 
     with sandbox.workdir("ecot-asm-ref-") as work:
@@ -142,4 +143,4 @@ def reference_outputs(
     expected, inputs = output_lines(result.stdout), output_lines(result.stderr)
     if len(expected) != len(inputs):
         raise RuntimeError(f"task {task.id}: the driver printed {len(expected)} outputs for {len(inputs)} inputs")
-    return expected, inputs
+    return expected, inputs, result.cpu_s

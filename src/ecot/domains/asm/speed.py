@@ -101,7 +101,7 @@ def _callgrind(task: Task, spec: AsmOptions, program: bytes) -> tuple[str | None
 def _baseline_counts(task: Task, spec: AsmOptions, built: prep.Prepared) -> tuple[int, int]:
     """(instructions inside the function, the rest of the program) of the baseline, once per task."""
     if built.base_instructions is None or built.base_overhead is None:
-        expected, _ = prep.reference_outputs(task, spec, built, prep.SPEED_SEED, spec.speed_cases, tests="")
+        expected, _, _ = prep.reference_outputs(task, spec, built, prep.SPEED_SEED, spec.speed_cases, tests="")
         text, result = _callgrind(task, spec, built.base_prog)
         total = logs.callgrind_total(text) if text else None
         inside = logs.callgrind_inclusive(text, spec.function) if text else None

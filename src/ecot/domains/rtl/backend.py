@@ -23,8 +23,8 @@ Per-task options (task.toml [options]; the typed model is options.RtlOptions, ch
   gate_count     run full Yosys synthesis so the `cells` metric counts gates (slower, ~0.5 s)
   lint           run Verilator lint after a passing simulation (default false)
   plusargs       extra vvp +args
-  sim_cpu_ratio  the candidate's simulation may use this many times the reference's CPU time (default 50,
-                 at least 2 s, at most the task's cpu_s; None: the task's limits alone): a hang ends in seconds
+  time_factor    the candidate's simulation may use this many times the reference's CPU time (default 50,
+                 at least time_floor_s = 2 s, at most the task's cpu_s; None: the task's limits alone)
   testbench_kind "cocotb": the task's Python tests (cocotb 2.x) drive `top` instead of a Verilog testbench
                  (cocotb_sim); test_modules, parameters, timescale and seed configure that run
 """

@@ -26,13 +26,13 @@ from typing import Any
 from ecot import sandbox
 from ecot.core.outcome import Outcome, infra_error
 from ecot.core.task import Task
-from ecot.domains import taskcache
+from ecot.domains import budget, taskcache
+from ecot.domains.budget import CpuBudget
 from ecot.domains.rtl import logs
 from ecot.domains.rtl import sim as rtl_sim
 from ecot.domains.rtl.options import RtlOptions
 
 SIMULATOR = ("iverilog", "vvp")
-CPU_FLOOR_S = 2.0  # the least CPU a candidate's simulation gets, however quick the reference (whole seconds: rlimits)
 
 
 @dataclass(frozen=True)
@@ -126,25 +126,18 @@ def _load(entry: dict[str, Any]) -> Profile:
     return Profile(samples, ends, source, limit, cpu)
 
 
-def cpu_budget(task: Task, options: RtlOptions) -> rtl_sim.CpuBudget | None:
-    """The candidate's simulation CPU limit: option sim_cpu_ratio times the reference's (at least
-    CPU_FLOOR_S), when that is below the task's cpu_s; None without a ratio, a reference that simulates,
-    or a measured time. A design that hangs (a testbench waiting forever for a signal it never raises)
-    then stops in seconds rather than at the task's limit: the verdict is the same Timeout."""
-    ratio = options.sim_cpu_ratio
-    if ratio is None or task.reference is None:
+def cpu_budget(task: Task, options: RtlOptions) -> CpuBudget | None:
+    """The candidate's simulation CPU limit: time_factor times the reference's (at least time_floor_s),
+    when that is below the task's cpu_s; None without a factor, a reference that simulates, or a
+    measured time. A design that hangs (a testbench waiting forever for a signal it never raises) then
+    stops in seconds rather than at the task's limit: the verdict is the same Timeout."""
+    if options.time_factor is None or task.reference is None:
         return None
     try:
         measured = _reference(task, options).cpu_s
     except ValueError:  # a reference that does not simulate: the task's limits alone
         return None
-    if measured is None:
-        return None
-    allowed = max(CPU_FLOOR_S, ratio * measured)
-    if allowed >= task.limits.cpu_s:
-        return None
-    why = f"{ratio:g}x the reference's {measured:.3g} s, at least {CPU_FLOOR_S:g} s; option sim_cpu_ratio"
-    return rtl_sim.CpuBudget(round(allowed, 3), why)
+    return budget.from_reference(options, measured, task.limits.cpu_s, "the reference's simulation")
 
 
 def _measure(task: Task, options: RtlOptions) -> Profile:

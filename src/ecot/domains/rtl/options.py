@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ecot.domains.base import DomainOptions, OptionProblem
+from ecot.domains.base import OptionProblem
+from ecot.domains.budget import BudgetOptions
 
 DEFAULT_PASS = r"Mismatches: 0 in \d+ samples"
 DEFAULT_COUNT = r"Mismatches: (?P<mismatches>\d+) in (?P<samples>\d+) samples"
@@ -21,7 +22,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 _MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
-class RtlOptions(DomainOptions):
+class RtlOptions(BudgetOptions):
     top: str | None = Field(None, description="module the candidate must define (Yosys/Verilator); None: every module is checked")
     tb_top: str | None = Field(None, description="the testbench's top module (default: found in the testbench)")
     testbench: str | None = Field(None, description="bundle file with the self-checking testbench (default: testbench.sv/.v, tb.sv/.v)")
@@ -42,10 +43,6 @@ class RtlOptions(DomainOptions):
     lint: bool = Field(False, description="run Verilator lint after a passing simulation")
     lint_flags: tuple[str, ...] = Field(LINT_FLAGS, description="Verilator lint flags")
     plusargs: tuple[str, ...] = Field((), description="extra vvp +args")
-    sim_cpu_ratio: float | None = Field(
-        50.0, ge=1.0, description="the candidate's simulation may use this many times the reference's CPU time "
-        "(at least 2 s, at most the task's cpu_s); None: the task's limits alone"
-    )
     testbench_kind: TestbenchKind = Field(
         "verilog", description='"cocotb": Python tests (cocotb 2.x) drive the design `top` in Icarus instead of a Verilog testbench'
     )

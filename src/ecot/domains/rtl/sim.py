@@ -27,6 +27,7 @@ from ecot.core.outcome import (
     truncate_log,
 )
 from ecot.core.task import Task
+from ecot.domains.budget import CpuBudget
 from ecot.domains.rtl import logs
 from ecot.domains.rtl.domain import RtlLabel
 from ecot.domains.rtl.options import RtlOptions
@@ -53,14 +54,6 @@ class SimRun:
     cpu_s: float | None = None  # the simulator's CPU time, from the kernel's accounting
 
 
-@dataclass(frozen=True)
-class CpuBudget:
-    """A simulation's CPU limit below the task's, and why (said in the Timeout's diagnostic)."""
-
-    cpu_s: float
-    why: str
-
-
 @dataclass
 class _Bundle:
     """The files of one evaluation: read-once sources for the compiler, plain files, and the map
@@ -76,7 +69,7 @@ def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, prepro
              budget: CpuBudget | None = None) -> SimRun:
     """Compile and run; with preprocess, also keep the design as the compiler's preprocessor read it,
     written before any design code runs under a name the design cannot know (for the checkers).
-    budget: the simulation's own CPU limit, below the task's (see expect.cpu_budget)."""
+    budget: the simulation's own CPU limit, below the task's (expect.cpu_budget)."""
     tag = logs.new_tag()
     tb_name = testbench_name(task, options)
     design = options.design_file
@@ -156,8 +149,8 @@ def _sim_run(task: Task, options: RtlOptions, result: sandbox.ExecResult, tag: s
         return SimRun(Outcome(RESOURCE_LIMIT, f"simulation output exceeded {limit.output_kb} KiB and was stopped", log))
     exhausted = _exhausted_resource(result)
     if exhausted == "cpu":
-        allowed = f"{budget.cpu_s:g} s of CPU time ({budget.why})" if budget is not None else f"{limit.cpu_s:g} s of CPU time"
-        return SimRun(Outcome(TIMEOUT, f"simulation used more than {allowed}", log, {"stage": "simulation"}), cpu_s=result.cpu_s)
+        what = budget.exceeded("simulation") if budget is not None else f"simulation used more than {limit.cpu_s:g} s of CPU time"
+        return SimRun(Outcome(TIMEOUT, what, log, {"stage": "simulation"}), cpu_s=result.cpu_s)
     if exhausted:
         return SimRun(Outcome(RESOURCE_LIMIT, f"simulation exceeded its {exhausted} limit and was stopped", log))
     if result.timed_out:

@@ -1,5 +1,6 @@
-"""A simulation that hangs stops at a CPU budget measured from the task's reference (option
-sim_cpu_ratio), not at the task's own limit: the same Timeout, seconds sooner."""
+"""A candidate that hangs stops at a CPU budget measured from the task's reference (options time_factor,
+time_floor_s): an RTL simulation, an assembly program. Not at the task's own limit: the same Timeout,
+seconds sooner."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from ecot.domains.rtl.checks import SYNTHESIS_ERROR
 from ecot.domains.rtl.options import RtlOptions
 
 TASK = "rtl/mux4_bus"  # limits: 10 s of wall and of CPU time
+ASM_TASK = "asm/argmax"  # the same limits
 HEAD = "module mux4_bus (input wire [1:0] sel, input wire [7:0] d0, d1, d2, d3, output reg [7:0] y);\n"
 MUX = "    always @* case (sel) 2'b00: y = d0; 2'b01: y = d1; 2'b10: y = d2; default: y = d3; endcase\nendmodule\n"
 SPIN = "    reg spin;\n    initial forever spin = ~spin;\n"  # time never advances: the testbench never ends
+ASM_SPIN = "\t.text\n\t.globl argmax\n\t.type argmax, @function\nargmax:\n.Lspin:\n\tjmp .Lspin\n\t.size argmax, .-argmax\n"
 LOOP = "    wire a, c;\n    assign a = ~c;\n    assign c = (sel == 2'b00) ? a : 1'b0;\n"  # a hang through a loop a netlist shows
 
 
@@ -27,19 +30,22 @@ def options(task: Task) -> RtlOptions:
 def test_the_reference_profile_holds_the_kernels_cpu_time() -> None:
     task = bundled_task(TASK)
     measured = expect._reference(task, options(task)).cpu_s
-    assert measured is not None and 0 < measured < expect.CPU_FLOOR_S
+    assert measured is not None and 0 < measured < options(task).time_floor_s
 
 
 def test_the_budget_is_the_ratio_times_the_reference_at_least_the_floor_below_the_tasks_limit() -> None:
     task = bundled_task(TASK)
     budget = expect.cpu_budget(task, options(task))
-    assert budget is not None and budget.cpu_s == expect.CPU_FLOOR_S and "option sim_cpu_ratio" in budget.why
-    off = with_changes(task, {"sim_cpu_ratio": None})
+    assert budget is not None and budget.cpu_s == 2.0 and "option time_factor" in budget.why
+    assert budget.why.startswith("50x the ") and "s of the reference's simulation, at least 2 s" in budget.why
+    off = with_changes(task, {"time_factor": None})
     assert expect.cpu_budget(off, options(off)) is None
-    generous = with_changes(task, {"sim_cpu_ratio": 1e9})  # more than the task's own 10 s: the task's limit
+    generous = with_changes(task, {"time_factor": 1e9})  # more than the task's own 10 s: the task's limit
     assert expect.cpu_budget(generous, options(generous)) is None
     short = with_changes(task, wall_s=1.0)  # cpu_s 2 s: the floor is no tighter
     assert expect.cpu_budget(short, options(short)) is None
+    floor = with_changes(task, {"time_floor_s": 3.0})
+    assert (expect.cpu_budget(floor, options(floor)) or budget).cpu_s == 3.0
 
 
 def test_a_hanging_design_stops_at_the_budget_not_at_the_tasks_limit(rtl: Backend) -> None:
@@ -48,14 +54,14 @@ def test_a_hanging_design_stops_at_the_budget_not_at_the_tasks_limit(rtl: Backen
     outcome = rtl.run(task, HEAD + SPIN + MUX)
     took = time.monotonic() - start
     assert outcome.label == TIMEOUT, describe(outcome)
-    assert "used more than 2 s of CPU time" in outcome.diagnostic and "reference's" in outcome.diagnostic, outcome.diagnostic
+    assert "used more than 2 s of CPU time" in outcome.diagnostic and "of the reference's simulation" in outcome.diagnostic, outcome.diagnostic
     assert outcome.metrics.get("stage") == "simulation"
     assert took < 6.0, f"took {took:.1f} s with a 2 s budget"
     assert rtl.run(task, HEAD + MUX).label == PASS  # the right design under the same budget
 
 
 def test_without_a_ratio_the_tasks_own_limit_applies(rtl: Backend) -> None:
-    task = with_changes(bundled_task(TASK), {"sim_cpu_ratio": None}, wall_s=3.0)
+    task = with_changes(bundled_task(TASK), {"time_factor": None}, wall_s=3.0)
     outcome = rtl.run(task, HEAD + SPIN + MUX)
     assert outcome.label == TIMEOUT and "reference" not in outcome.diagnostic, describe(outcome)
 
@@ -65,3 +71,23 @@ def test_a_hang_stopped_by_the_budget_still_gets_its_loop_named(rtl: Backend) ->
     outcome = rtl.run(bundled_task(TASK), HEAD + LOOP + MUX)
     assert outcome.label == SYNTHESIS_ERROR, describe(outcome)
     assert outcome.diagnostic == "simulation hung; combinational loop in module mux4_bus", describe(outcome)
+
+
+def test_an_assembly_program_that_spins_stops_at_the_baselines_budget(asm: Backend) -> None:
+    """The budget comes from the -O3 baseline's run on the very cases the candidate runs (the kernel's CPU
+    count of that run): a candidate that never returns is a Timeout after 2 s, not the driver's 9 s."""
+    task = bundled_task(ASM_TASK)
+    start = time.monotonic()
+    outcome = asm.run(task, ASM_SPIN)
+    took = time.monotonic() - start
+    assert outcome.label == TIMEOUT, describe(outcome)
+    assert outcome.diagnostic.startswith("the test program used more than 2 s of CPU time (50x the "), outcome.diagnostic
+    assert "of the baseline's run on the same cases, at least 2 s; option time_factor)" in outcome.diagnostic
+    assert took < 6.0, f"took {took:.1f} s with a 2 s budget"
+    assert asm.run(task, task.reference or "").label == PASS
+
+
+def test_an_assembly_task_without_a_factor_keeps_the_drivers_own_alarm(asm: Backend) -> None:
+    task = with_changes(bundled_task(ASM_TASK), {"time_factor": None}, wall_s=2.0)
+    outcome = asm.run(task, ASM_SPIN)
+    assert outcome.label == TIMEOUT and outcome.diagnostic.startswith("`argmax` did not return within 2 s on case 0"), describe(outcome)
