@@ -330,10 +330,16 @@ def session(job: dict[str, Any]) -> None:
 
 
 def prepare() -> None:
-    """In the judge, before its first fork: what every child needs, made once."""
+    """Before the judge's first fork: what every child needs, made once per interpreter. Also run when
+    this module is imported, so the warm judge (which imports it once, then forks a judge per job) pays
+    for the reserve's 2 MiB of fresh pages once rather than in every job (about 0.8 ms of each)."""
     global _reserve
-    _reserve = bytearray(2 << 20)
+    if _reserve is None:
+        _reserve = bytearray(2 << 20)
     jail_ready()
+
+
+prepare()
 
 
 def child_main(job: dict[str, Any], pipes: dict[int, int], judge: int) -> None:
