@@ -84,6 +84,44 @@ def test_cpu_time_comes_from_the_kernel(monkeypatch: pytest.MonkeyPatch, mode: s
     assert idle.wall_s >= 0.3 and idle.cpu_s is not None and idle.cpu_s < 0.1, idle
 
 
+def test_a_gated_step_runs_only_after_the_tagged_line_it_waits_for() -> None:
+    """A step with a gate runs only when the step before printed the secret tag followed by text the
+    pattern matches: the same text without the tag (anyone may print it) does not open it."""
+    gate = sandbox.Gate("@T1x@", r"^passed \d+$")
+    with sandbox.workdir() as work:
+        for printed, runs in (("@T1x@passed 12", 2), ("noise @T1x@ passed 7", 2), ("passed 12", 1), ("@T1x@failed", 1)):
+            results = sandbox.run_steps([sandbox.Step(["echo", printed]), sandbox.Step(["echo", "next"], after=gate)], work, FAST)
+            assert len(results) == runs, printed
+            assert runs == 1 or results[1].stdout.strip() == "next"
+
+
+def test_fresh_files_are_made_as_their_step_starts_and_never_where_a_name_is_taken() -> None:
+    """A step's fresh files are regular files written once the steps before it have ended. What an earlier
+    step left under the same name (a file, a link) is never read nor followed, and a full work dir makes
+    no error of the request: the step is just not run (its caller can run it on its own)."""
+    with sandbox.workdir() as work:
+        (made,) = sandbox.run_steps([sandbox.Step(["cat", "new.txt"], fresh={"new.txt": b"fresh data"})], work, FAST)
+        assert made.returncode == 0 and made.stdout == "fresh data"
+        small = FAST.scaled(disk_mb=8, file_mb=8)
+        for before in ("echo old > taken.txt", "ln -s /etc/passwd taken.txt", "head -c 8M /dev/zero > a; head -c 8M /dev/zero > b"):
+            steps = [sandbox.Step(["sh", "-c", f"rm -f taken.txt; {before}; true"]),
+                     sandbox.Step(["cat", "taken.txt"], fresh={"taken.txt": b"x" * 65536})]
+            results = sandbox.run_steps(steps, work, small)
+            assert len(results) == 1 and results[0].returncode == 0, before
+
+
+@pytest.mark.parametrize("served", [True, False])
+def test_a_stand_in_proc_holds_only_the_exe_link(served: bool) -> None:
+    """Without /proc, exe_link gives a read-only stand-in holding nothing but self/exe (Yosys finds its data
+    through it), in the long-lived sandbox and in a one-shot one (too little memory for a server)."""
+    limits = FAST if served else FAST.scaled(memory_mb=48)
+    script = "find /proc | sort; readlink /proc/self/exe; touch /proc/x || echo refused; ls /proc/1 || echo no-pid-1"
+    result, _ = run_sh(script, limits, exe_link="/usr/bin/yosys")
+    lines = result.stdout.split()
+    assert lines[:4] == ["/proc", "/proc/self", "/proc/self/exe", "/usr/bin/yosys"], result.output
+    assert "refused" in lines and "no-pid-1" in lines, result.output
+
+
 def test_file_size_limit() -> None:
     result, _ = run_sh("head -c 5000000 /dev/zero > big; echo rc=$?")
     assert "rc=0" not in result.stdout
@@ -199,7 +237,8 @@ def test_a_server_started_by_a_short_lived_thread_outlives_it() -> None:
     limits = Limits(wall_s=7.25)  # limits no other test uses: a server of its own
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(_echo, limits).result()
-    [started] = [s for (pid, lim, proc, ro), s in server._servers.items() if pid == os.getpid() and lim == limits and not proc and not ro]
+    [started] = [s for (pid, lim, proc, ro, link), s in server._servers.items()
+                 if pid == os.getpid() and lim == limits and not proc and not ro and not link]
     time.sleep(0.5)  # a server killed with its thread would be gone by now
     assert started.alive()
     _echo(limits)

@@ -4,6 +4,7 @@ Host side only: the code that runs inside the sandbox, trusted, lives in ecot.sa
 
 from ecot.sandbox.runner import (
     ExecResult,
+    Gate,
     SandboxError,
     Step,
     bwrap_available,
@@ -19,6 +20,7 @@ from ecot.sandbox.server import close_servers
 
 __all__ = [
     "ExecResult",
+    "Gate",
     "SandboxError",
     "Step",
     "bwrap_available",

@@ -54,7 +54,7 @@ from ecot.sandboxed import supervisor as _supervisor
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ExecResult", "SandboxError", "Step", "prestart", "read_job_file", "run", "run_steps", "workdir", "write_files"]
+__all__ = ["ExecResult", "Gate", "SandboxError", "Step", "prestart", "read_job_file", "run", "run_steps", "workdir", "write_files"]
 
 _bwrap_cache: list[bool] = []
 
@@ -139,19 +139,35 @@ def write_files(folder: Path, files: Mapping[str, str]) -> None:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Run a step only if the step before it printed a line holding the secret `tag` whose text after the
+    tag matches `pattern` (the testbench's own pass line): work a verdict needs only after a pass, without
+    a second sandbox request. The host judges the output again; the gate only saves work."""
+
+    tag: str
+    pattern: str
+
+
+@dataclass(frozen=True)
 class Step:
     """One command of a sandboxed pipeline.
 
     feeds: files delivered through named pipes in the work dir, readable once (opening one again
     blocks), so a program cannot re-read e.g. a testbench holding a secret. feed_files: pipe name ->
-    a file an earlier step wrote, moved into a read-once pipe for this step.
+    a file an earlier step wrote, moved into a read-once pipe for this step. fresh: regular files
+    written as this step starts, once every process of the steps before has ended, under names that must
+    be free then (for a tool that seeks in its input, which a pipe does not allow); a step whose files
+    cannot be written there (a taken name, a full work dir) is not run, as if its gate were closed.
     """
 
     argv: Sequence[str]
     feeds: Mapping[str, bytes] = field(default_factory=dict)
     feed_files: Mapping[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
+    fresh: Mapping[str, bytes] = field(default_factory=dict)
     cpu_s: float | None = None  # a CPU budget of this step's own, below the limits' cpu_s (None: theirs)
+    output_kb: int | None = None  # an output cap of this step's own (None: the limits')
+    after: Gate | None = None  # run only after the step before printed this (None: always)
 
 
 def run(
@@ -165,10 +181,12 @@ def run(
     proc_fs: bool = False,
     feeds: Mapping[str, bytes] | None = None,
     cpu_s: float | None = None,
+    exe_link: str | None = None,
 ) -> ExecResult:
-    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds and cpu_s)."""
+    """Run argv inside the sandbox with cwd as its only writable folder (see Step for feeds and cpu_s,
+    run_steps for exe_link)."""
     step = Step(argv, feeds or {}, stdin=stdin, cpu_s=cpu_s)
-    return run_steps([step], cwd, limits, env=env, ro_paths=ro_paths, proc_fs=proc_fs)[0]
+    return run_steps([step], cwd, limits, env=env, ro_paths=ro_paths, proc_fs=proc_fs, exe_link=exe_link)[0]
 
 
 def run_steps(
@@ -179,11 +197,15 @@ def run_steps(
     env: Mapping[str, str] | None = None,
     ro_paths: Sequence[str] = (),
     proc_fs: bool = False,
+    exe_link: str | None = None,
 ) -> list[ExecResult]:
-    """Run steps in order in one sandbox, stopping after the first that fails; one result per step run.
+    """Run steps in order in one sandbox, stopping after the first that fails (or before one whose gate
+    is not met); one result per step run.
 
-    proc_fs=True mounts /proc (some toolchains need it); ro_paths shows those host folders read-only
-    at their own paths (e.g. a virtualenv a tool loads); each kind of sandbox is kept for later calls.
+    proc_fs=True mounts /proc (some toolchains need it); without it, exe_link makes a stand-in /proc
+    holding only self/exe, a link to that program (Yosys finds its data through it, and nothing else
+    there); ro_paths shows those host folders read-only at their own paths (e.g. a virtualenv a tool
+    loads); each kind of sandbox is kept for later calls.
     """
     cwd = Path(cwd).resolve()
     isolated = bwrap_available()
@@ -192,28 +214,33 @@ def run_steps(
     environment = {"PATH": BASE_PATH, "HOME": str(cwd), "TMPDIR": "/tmp", "LANG": "C.UTF-8", **(env or {})}
     jobs = [_job(step, cwd, environment, limits) for step in steps]
     served = isolated and limits.memory_mb >= MIN_SERVER_MEMORY_MB and cwd.is_relative_to(shared_root())
-    server = server_for(limits, proc_fs, tuple(ro_paths)) if served else None
+    link = None if proc_fs else exe_link
+    server = server_for(limits, proc_fs, tuple(ro_paths), link) if served else None
     if server is not None and server.fresh:
         reply = server.run(jobs)
     else:  # a server that cannot give each request fresh namespaces is never used (a fresh sandbox per step)
-        reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs)
+        reply = _one_shot(jobs, cwd, isolated, ro_paths, proc_fs, link)
     if "error" in reply:
         raise SandboxError(reply["error"])
     return [_result(r, isolated) for r in reply["results"]]
 
 
-def prestart(limits: Limits, *, proc_fs: bool = False, ro_paths: Sequence[str] = ()) -> None:
-    """Start, in the background, the long-lived sandbox that jobs with these limits (and /proc, and
-    read-only folders) will run in, so that the first of them does not wait for it (a warm-up)."""
+def prestart(limits: Limits, *, proc_fs: bool = False, ro_paths: Sequence[str] = (), exe_link: str | None = None) -> None:
+    """Start, in the background, the long-lived sandbox that jobs with these limits (and /proc or an
+    exe link, and read-only folders) will run in, so that the first of them does not wait for it."""
     if bwrap_available() and limits.memory_mb >= MIN_SERVER_MEMORY_MB:
-        _prestart(limits, proc_fs, tuple(ro_paths))
+        _prestart(limits, proc_fs, tuple(ro_paths), None if proc_fs else exe_link)
 
 
 def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str, Any]:
     own = limits.to_dict()
     if step.cpu_s is not None:
         own["cpu_s"] = min(limits.cpu_s, step.cpu_s)
+    if step.output_kb is not None:
+        own["output_kb"] = step.output_kb
+    gate = {"only_after": {"tag": step.after.tag, "pattern": step.after.pattern}} if step.after is not None else {}
     return {
+        **gate,
         "argv": list(step.argv),
         "cwd": str(cwd),
         "env": env,
@@ -221,6 +248,7 @@ def _job(step: Step, cwd: Path, env: dict[str, str], limits: Limits) -> dict[str
         "stdin": base64.b64encode(step.stdin).decode() if step.stdin is not None else None,
         "feeds": {name: base64.b64encode(data).decode() for name, data in step.feeds.items()},
         "feed_files": dict(step.feed_files),
+        "fresh": {name: base64.b64encode(data).decode() for name, data in step.fresh.items()},
     }
 
 
@@ -237,7 +265,8 @@ def _result(raw: dict[str, Any], isolated: bool) -> ExecResult:
     )
 
 
-def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: Sequence[str], proc_fs: bool) -> dict[str, Any]:
+def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: Sequence[str], proc_fs: bool,
+              exe_link: str | None = None) -> dict[str, Any]:
     """A fresh sandbox per step (or only rlimits, without bubblewrap)."""
     uid = sandbox_uid()
     if uid is not None:
@@ -250,6 +279,7 @@ def _one_shot(jobs: list[dict[str, Any]], cwd: Path, isolated: bool, ro_paths: S
             if os.path.exists(path):
                 prefix += ["--ro-bind", path, path]
         prefix += ["--proc", "/proc"] if proc_fs else []
+        prefix += ["--dir", "/proc/self", "--symlink", exe_link, "/proc/self/exe"] if exe_link else []
         prefix += ["--bind", str(cwd), str(cwd), *READ_ONLY_REST, "--chdir", str(cwd), "--clearenv"]
         for key, value in jobs[0]["env"].items():
             prefix += ["--setenv", key, value]

@@ -49,10 +49,11 @@ class SandboxServer:
     ro_paths (read-only, at their own paths) only in a server started with them.
     """
 
-    def __init__(self, limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> None:
+    def __init__(self, limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = (), exe_link: str | None = None) -> None:
         self.limits = limits
         self.proc_fs = proc_fs
         self.ro_paths = ro_paths
+        self.exe_link = exe_link
         self.owner = os.getpid()
         self.root = shared_root()
         self.uid = sandbox_uid()  # the root stays owned by us: jobs cannot create files beside their dirs
@@ -63,7 +64,7 @@ class SandboxServer:
     def _start(self) -> subprocess.Popen[bytes]:
         python, extra = _supervisor_python()
         src = str(Path(__file__).resolve().parents[2])  # the folder holding the ecot package
-        serve = f"serve({INNER_ROOT!r}, {self.proc_fs}, {self.limits.disk_mb})"
+        serve = f"serve({INNER_ROOT!r}, {self.proc_fs}, {self.limits.disk_mb}, {self.exe_link!r})"
         boot = f"import sys; sys.path.insert(0, {src!r}); from ecot.sandboxed.supervisor import serve; {serve}"
         # /proc is mounted for the supervisor to enter its own namespaces; it hides it from jobs unless proc_fs
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--as-pid-1", *ro_system_args(), *private_mounts(), *extra]
@@ -132,9 +133,10 @@ class SandboxServer:
 MAX_SERVERS = 6  # per process: one per set of limits in use, least recently used retired first
 MIN_SERVER_MEMORY_MB = 64  # below this the supervisor could not live under the job's memory limit
 STARTUP_S = 60.0
-_servers: dict[tuple[int, Limits, bool, tuple[str, ...]], SandboxServer] = {}
+ServerKey = tuple[int, Limits, bool, tuple[str, ...], str | None]  # pid, limits, /proc, read-only folders, exe link
+_servers: dict[ServerKey, SandboxServer] = {}
 _servers_lock = threading.Lock()
-_starting: dict[tuple[int, Limits, bool, tuple[str, ...]], threading.Lock] = {}
+_starting: dict[ServerKey, threading.Lock] = {}
 
 
 def warn_shared_workdirs_once() -> None:
@@ -142,10 +144,11 @@ def warn_shared_workdirs_once() -> None:
               "folder without a size limit of their own (only the per-file limit applies)")
 
 
-def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> SandboxServer:
-    """This process's long-lived sandbox for these limits (and /proc, and read-only host folders),
-    (re)started on demand; forks get their own. Servers of different kinds start at the same time."""
-    key = (os.getpid(), limits, proc_fs, ro_paths)
+def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = (), exe_link: str | None = None) -> SandboxServer:
+    """This process's long-lived sandbox for these limits (and /proc, or a stand-in holding only
+    /proc/self/exe -> exe_link; and read-only host folders), (re)started on demand; forks get their own.
+    Servers of different kinds start at the same time."""
+    key: ServerKey = (os.getpid(), limits, proc_fs, ro_paths, exe_link)
     with _servers_lock:
         starting = _starting.setdefault(key, threading.Lock())
     with starting:  # one start per kind; another kind's start does not wait for it
@@ -154,7 +157,7 @@ def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] 
         if server is None or not server.alive():
             if server is not None:
                 server.close()
-            server = SandboxServer(limits, proc_fs, ro_paths)
+            server = SandboxServer(limits, proc_fs, ro_paths, exe_link)
         with _servers_lock:
             _servers.pop(key, None)
             mine = [k for k in _servers if k[0] == os.getpid()]
@@ -164,13 +167,13 @@ def server_for(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] 
         return server
 
 
-def prestart(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = ()) -> None:
+def prestart(limits: Limits, proc_fs: bool = False, ro_paths: tuple[str, ...] = (), exe_link: str | None = None) -> None:
     """Start the server of this kind in the background, unless there is one: a backend's first job that
     needs it then waits less (a warm-up; nothing depends on it)."""
     with _servers_lock:
-        if (os.getpid(), limits, proc_fs, ro_paths) in _servers:
+        if (os.getpid(), limits, proc_fs, ro_paths, exe_link) in _servers:
             return
-    in_background(lambda: server_for(limits, proc_fs, ro_paths))
+    in_background(lambda: server_for(limits, proc_fs, ro_paths, exe_link))
 
 
 def shared_root() -> Path:

@@ -80,9 +80,18 @@ def mount_tmpfs(path: str, size_mb: int, readonly: bool = False) -> None:
     _call("mount", b"tmpfs", path.encode(), b"tmpfs", flags, options.encode())
 
 
-def hide(path: str) -> None:
-    """Cover path with an empty read-only tmpfs (a job without caps cannot take it off)."""
-    mount_tmpfs(path, 1, readonly=True)
+def hide(path: str, links: dict[str, str] | None = None) -> None:
+    """Cover path with a read-only tmpfs (a job without caps cannot take it off), empty but for `links`
+    (a path under it -> the target of a symbolic link made there before it turns read-only)."""
+    if not links:
+        mount_tmpfs(path, 1, readonly=True)
+        return
+    mount_tmpfs(path, 1)
+    for name, target in links.items():
+        where = os.path.join(path, name)
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        os.symlink(target, where)
+    _call("mount", b"tmpfs", path.encode(), b"tmpfs", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
 
 
 def drop_privileges() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import resource
 import selectors
 import signal
@@ -110,14 +111,34 @@ def run_job(job: dict[str, Any], uid: int | None = None, inherit_limits: bool = 
 
 
 def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, inherit_limits: bool = False) -> list[dict[str, Any]]:
-    """Run jobs in order, stopping after the first that fails, times out or floods its output."""
+    """Run jobs in order, stopping after the first that fails, times out or floods its output, and before
+    one whose `only_after` the previous job's output does not meet (see reported) or whose fresh files
+    cannot be written (a name an earlier job took, a full work dir): the caller sees it was not run."""
     results: list[dict[str, Any]] = []
     for job in jobs:
+        gate = job.get("only_after")
+        if gate is not None:
+            if not (results and reported(results[-1], gate["tag"], gate["pattern"])):
+                break
+            if os.getpid() == 1:
+                kill_everyone_else()  # nothing of the steps before may still run beside it
+        if not _wrote_fresh(job):
+            break
         result = run_job(job, uid, inherit_limits)
         results.append(result)
         if result["returncode"] != 0 or result["timed_out"] or result["output_overflow"]:
             break
     return results
+
+
+def reported(result: dict[str, Any], tag: str, pattern: str) -> bool:
+    """Whether a job printed a line holding the secret tag whose text after the tag matches pattern (a
+    testbench's own pass line: text without the tag, whatever prints it, does not count)."""
+    for stream in ("stdout", "stderr"):
+        for line in base64.b64decode(result[stream]).decode("utf-8", "replace").splitlines():
+            if tag in line and re.search(pattern, "".join(line.split(tag)[1:]).strip()):
+                return True
+    return False
 
 
 def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | None, uid: int | None, inherit: bool) -> dict[str, Any]:
@@ -169,6 +190,20 @@ def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, float]:
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, round(usage.ru_utime + usage.ru_stime, 4)
+
+
+def _wrote_fresh(job: dict[str, Any]) -> bool:
+    """Write the job's fresh files as it starts: new regular files, never where a name is taken (by an
+    earlier job of the request, which could only have guessed it) and never through a link. False when one
+    cannot be written: the job is then not run, and never on what an earlier job left."""
+    for name, data in (job.get("fresh") or {}).items():
+        try:
+            fd = os.open(os.path.join(job["cwd"], name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(base64.b64decode(data))
+        except OSError:
+            return False
+    return True
 
 
 def _open_fifo(path: str, data: bytes) -> str:
@@ -288,15 +323,16 @@ def write_message(stream: IO[bytes], message: dict[str, Any]) -> None:
     stream.flush()
 
 
-def serve(root: str | None = None, keep_proc: bool = False, disk_mb: int = 0) -> None:
+def serve(root: str | None = None, keep_proc: bool = False, disk_mb: int = 0, exe_link: str | None = None) -> None:
     """The supervisor loop: one request (a pipeline of jobs) at a time until stdin closes.
 
     root: the shared work root as mounted here. When this process can enter user and mount namespaces
     of its own, the root becomes a private tmpfs of disk_mb holding only the current request's work
     dir (see _jobfs), and /proc, which bubblewrap mounted so the namespaces could be entered, is
-    hidden again unless keep_proc.
+    hidden again unless keep_proc: then it holds only `self/exe`, a link to exe_link when given (for a
+    tool that finds its data next to its own binary through /proc/self/exe, as Yosys does).
     """
-    private = _private_root(root, keep_proc, disk_mb) if root else None
+    private = _private_root(root, keep_proc, disk_mb, exe_link) if root else None
     fresh = private is not None  # our namespaces came with an IPC namespace of our own: see renew_ipc
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handled signal is the only one a job could send us
@@ -333,7 +369,7 @@ def renew_ipc(reply: dict[str, Any]) -> None:
         reply["retire"] = f"no fresh IPC namespace for the next job ({err})"
 
 
-def _private_root(root: str, keep_proc: bool, disk_mb: int) -> Any:
+def _private_root(root: str, keep_proc: bool, disk_mb: int, exe_link: str | None = None) -> Any:
     """Out of the jobs' reach (non-dumpable), in namespaces of our own where we may mount: the work root
     as a size-limited tmpfs (a _jobfs.PrivateRoot), or None where namespaces cannot be entered."""
     from ecot.sandboxed import jobfs as _jobfs
@@ -341,7 +377,7 @@ def _private_root(root: str, keep_proc: bool, disk_mb: int) -> Any:
     try:
         _jobfs.enter_namespaces()  # first: the id maps cannot be written once we are non-dumpable
         if not keep_proc:
-            _jobfs.hide("/proc")
+            _jobfs.hide("/proc", {"self/exe": exe_link} if exe_link else None)
         return _jobfs.PrivateRoot(root, disk_mb)
     except OSError as err:
         print(f"ecot supervisor: no private work dirs ({err}); jobs write to the shared folder", file=sys.stderr)

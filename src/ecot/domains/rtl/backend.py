@@ -1,10 +1,11 @@
 """Verilog/SystemVerilog RTL: Icarus compile + simulation, Yosys structural checks, Verilator lint.
 
-One evaluation: refuse literal host paths; simulate against the testbench (rtl_sim); require the
-expected amount of work (rtl_expect: the testbench ended the run itself and checked as many samples
-as the reference does); elaborate the design on its own when it could reach outside itself; then
-Yosys and, when asked for, Verilator on the text the simulator compiled (rtl_checks). See
-docs/domains/rtl.md.
+One evaluation: refuse literal host paths; simulate against the testbench (rtl_sim), under a CPU
+budget from the reference; require the expected amount of work (rtl_expect: the testbench ended the
+run itself and checked as many samples as the reference does); elaborate the design on its own when
+it could reach outside itself; then Yosys and, when asked for, Verilator on the text the simulator
+compiled (rtl_checks). Yosys runs in the simulation's own sandbox request once the testbench passed,
+or beside the simulation where cores are free (`overlap`). See docs/domains/rtl.md.
 
 Per-task options (task.toml [options]; the typed model is options.RtlOptions, checked at suite load):
   top            module the candidate must define (Yosys/Verilator; without it every module is checked)
@@ -61,15 +62,14 @@ class RtlBackend(Backend[RtlOptions]):
     _ahead_pool: ThreadPoolExecutor | None = None
 
     def prepare(self) -> None:
-        """Start the sandboxes of a task with default limits in the background: the simulation's and
-        Yosys's (which needs /proc) start side by side instead of one after the other."""
+        """Start the sandboxes of a task with default limits in the background: the simulation's (where
+        Yosys runs too, after a pass) and, when Yosys runs beside the simulation, Yosys's own."""
         self._warm_up(Limits(), structural=True)
 
     def _warm_up(self, limits: Limits, structural: bool) -> None:
-        sandbox.prestart(limits)
-        if structural:
+        sandbox.prestart(limits, exe_link=sim.yosys_link())
+        if structural and self.overlap:  # else its sandbox starts when a hang or a directive needs it
             sandbox.prestart(checks.yosys_limits(limits), proc_fs=True)
-        if structural and self.overlap:
             sandbox.prestart(checks.yosys_limits(limits, ahead=True), proc_fs=True)
 
     def evaluate(self, task: Task, options: RtlOptions, candidate: str) -> Outcome:
@@ -83,20 +83,25 @@ class RtlBackend(Backend[RtlOptions]):
         directives = rtl_logs.needs_preprocessor(candidate)
         with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, options, candidate, mode, directives) as ahead:
             wanted = directives and (mode != "off" or options.lint)
-            outcome, preprocessed = self._simulate(task, options, candidate, work, wanted)
-            return self._checks(task, options, preprocessed if directives else candidate, work, outcome, mode, ahead)
+            after = None if self.overlap or directives or mode == "off" else checks.checked_source(options, candidate)
+            outcome, preprocessed, ran = self._simulate(task, options, candidate, work, wanted, after)
+            return self._checks(task, options, preprocessed if directives else candidate, work, outcome, mode, ahead, ran)
 
     @staticmethod
-    def _simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool) -> tuple[Outcome, str | None]:
-        """The testbench's verdict, and the design as the simulator's preprocessor read it (when asked for)."""
+    def _simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool,
+                  after: str | Outcome | None = None) -> tuple[Outcome, str | None, sandbox.ExecResult | None]:
+        """The testbench's verdict, the design as the simulator's preprocessor read it (when asked for), and
+        Yosys's run on `after` (the checked text) made in the simulation's own request after a pass."""
         if options.testbench_kind == "cocotb":
             tested = cocotb_sim.simulate(task, options, candidate, work, preprocess=preprocess)
-            return tested.outcome, tested.preprocessed
-        run = sim.simulate(task, options, candidate, work, preprocess=preprocess, budget=rtl_expect.cpu_budget(task, options))
+            return tested.outcome, tested.preprocessed, None
+        step, fed = checks.yosys_step(task, options, after) if isinstance(after, str) else (None, "")
+        run = sim.simulate(task, options, candidate, work, preprocess=preprocess, budget=rtl_expect.cpu_budget(task, options),
+                           after_pass=step)
         outcome = rtl_expect.check(task, options, run, candidate)
         if outcome.passed:
             outcome = checks.standalone(task, options, candidate, work, outcome)
-        return outcome, run.preprocessed
+        return outcome, run.preprocessed, checks.as_design_file(run.after, fed, options) if run.after is not None else None
 
     @contextmanager
     def _yosys_ahead(
@@ -138,8 +143,9 @@ class RtlBackend(Backend[RtlOptions]):
 
     @staticmethod
     def _checks(task: Task, options: RtlOptions, preprocessed: str | None, work: Path, outcome: Outcome, mode: str,
-                ahead: Future[sandbox.ExecResult] | None = None) -> Outcome:
-        """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint."""
+                ahead: Future[sandbox.ExecResult] | None = None, ran: sandbox.ExecResult | None = None) -> Outcome:
+        """Yosys after a pass (or a hang, to name a loop) unless synth = "off"; Verilator if lint. `ahead`:
+        Yosys's run beside the simulation; `ran`: its run in the simulation's request, after the pass."""
         hung = outcome.label == TIMEOUT and outcome.metrics.get("stage") == "simulation"
         structural = mode != "off" and (outcome.passed or hung)
         lint = outcome.passed and options.lint
@@ -149,8 +155,9 @@ class RtlBackend(Backend[RtlOptions]):
         if isinstance(checked, Outcome):
             return (checks.as_warning(outcome, checked) if mode == "warn" else checked) if outcome.passed else outcome
         if structural:
-            ran = ahead.result() if ahead is not None else None
-            ran = None if ran is not None and checks.cut_short(ran) else ran  # then run in full below
+            if ahead is not None:
+                ran = ahead.result()
+                ran = None if ran is not None and checks.cut_short(ran) else ran  # then run in full below
             found = checks.structural(task, options, checked, work, outcome, ran)
             outcome = checks.as_warning(outcome, found) if mode == "warn" else found
         if lint and outcome.passed:

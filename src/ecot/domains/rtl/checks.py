@@ -11,6 +11,8 @@ out of time is never a silent skip.
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
 import signal
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ def standalone(task: Task, options: RtlOptions, candidate: str, work: Path, sim:
     sandbox.write_files(alone, sources)
     top = options.top
     argv = ["iverilog", "-g2012", *(["-s", str(top)] if top else []), "-t", "null", "-o", "alone.out", *sources]
-    result = sandbox.run(argv, alone, task.limits)
+    result = sandbox.run(argv, alone, task.limits, exe_link=rtl_sim.yosys_link())  # the simulation's sandbox
     if result.returncode == 0:
         return sim
     first = logs.classify_compile(result.output, {}).diagnostic
@@ -114,6 +116,24 @@ def run_yosys(task: Task, options: RtlOptions, checked: str, work: Path, ahead: 
     return sandbox.run(command, folder, yosys_limits(task.limits, ahead), proc_fs=True)
 
 
+def yosys_step(task: Task, options: RtlOptions, checked: str) -> tuple[sandbox.Step, str]:
+    """Yosys's structural script as a step of the simulation's own request (rtl_sim.simulate gates it on
+    the pass line): one sandbox request instead of two. By then the design's code has run in that folder,
+    so Yosys reads the checked text from a file written only when its step starts, once the simulator has
+    ended, under a name no design can know (Yosys seeks in its input: a read-once pipe will not do);
+    returns the step and that name, which its messages show in place of the design file."""
+    fed = f"ys_{secrets.token_hex(8)}.sv"
+    step = sandbox.Step(["yosys", "-Q", "-p", yosys_script(options, fed)], fresh={fed: checked.encode()},
+                        output_kb=yosys_limits(task.limits).output_kb)
+    return step, fed
+
+
+def as_design_file(result: sandbox.ExecResult, fed: str, options: RtlOptions) -> sandbox.ExecResult:
+    """Yosys's output from yosys_step as a run on the design file would show it."""
+    name = options.design_file
+    return dataclasses.replace(result, stdout=result.stdout.replace(fed, name), stderr=result.stderr.replace(fed, name))
+
+
 def yosys_limits(limits: Limits, ahead: bool = False) -> Limits:
     """Yosys's limits for a task's: its statistics need more output room; a run made ahead gets AHEAD_S
     of wall time only (a sandbox server retires itself once its own CPU use nears half of cpu_s)."""
@@ -121,8 +141,8 @@ def yosys_limits(limits: Limits, ahead: bool = False) -> Limits:
     return scaled.scaled(wall_s=min(scaled.wall_s, AHEAD_S)) if ahead else scaled
 
 
-def yosys_script(options: RtlOptions) -> str:
-    """The Yosys script of the structural checks, reading the design file from the current folder."""
+def yosys_script(options: RtlOptions, source: str | None = None) -> str:
+    """The Yosys script of the structural checks, reading the design file (or `source`) from the current folder."""
     top = options.top
     hierarchy = f"hierarchy -top {top}" if top else "hierarchy"  # no top: every module is checked
     # proc + check find latches, loops and multiple drivers in ~10 ms; full synth (gate counts) takes ~0.5 s
@@ -130,7 +150,7 @@ def yosys_script(options: RtlOptions) -> str:
         passes = f"synth {'-top ' + str(top) if top else '-auto-top'} -flatten"
     else:
         passes = f"{hierarchy}; proc; flatten; check; opt_clean; stat"
-    return f"read_verilog -sv {options.design_file}; {passes}"
+    return f"read_verilog -sv {source or options.design_file}; {passes}"
 
 
 def cut_short(result: sandbox.ExecResult) -> bool:

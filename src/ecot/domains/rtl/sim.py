@@ -10,8 +10,11 @@ diagnostic names them as the task does.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import os
 import re
 import secrets
+import shutil
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -31,6 +34,7 @@ from ecot.domains.budget import CpuBudget
 from ecot.domains.rtl import logs
 from ecot.domains.rtl.domain import RtlLabel
 from ecot.domains.rtl.options import RtlOptions
+from ecot.sandbox.isolation import BASE_PATH
 
 SYNTAX_ERROR = RtlLabel.SYNTAX_ERROR.value
 ELABORATION_ERROR = RtlLabel.ELABORATION_ERROR.value
@@ -52,6 +56,7 @@ class SimRun:
     preprocessed: str | None = None  # the design as the compiler read it (iverilog -E), when asked for
     toolchain_limit: str | None = None  # the compiler's "sorry:" on a file of the task's own, if it gave one
     cpu_s: float | None = None  # the simulator's CPU time, from the kernel's accounting
+    after: sandbox.ExecResult | None = None  # the step run after a passing simulation, when it ran
 
 
 @dataclass
@@ -66,10 +71,12 @@ class _Bundle:
 
 
 def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, preprocess: bool = False,
-             budget: CpuBudget | None = None) -> SimRun:
+             budget: CpuBudget | None = None, after_pass: sandbox.Step | None = None) -> SimRun:
     """Compile and run; with preprocess, also keep the design as the compiler's preprocessor read it,
     written before any design code runs under a name the design cannot know (for the checkers).
-    budget: the simulation's own CPU limit, below the task's (expect.cpu_budget)."""
+    budget: the simulation's own CPU limit, below the task's (expect.cpu_budget). after_pass: a step for
+    the same sandbox request, run only once the testbench printed its pass line (Yosys: one request
+    instead of two; it must read nothing the design could have written, see checks.yosys_step)."""
     tag = logs.new_tag()
     tb_name = testbench_name(task, options)
     design = options.design_file
@@ -90,15 +97,27 @@ def simulate(task: Task, options: RtlOptions, candidate: str, work: Path, prepro
         feed_files={"sim.vvp": "c.vvp"},
         cpu_s=budget.cpu_s if budget is not None else None,
     ))
-    results = sandbox.run_steps(steps, work, task.limits)
+    at = len(steps) - 1  # the simulation's step
+    if after_pass is not None:
+        steps.append(dataclasses.replace(after_pass, after=sandbox.Gate(tag, options.pass_pattern)))
+    results = sandbox.run_steps(steps, work, task.limits, exe_link=yosys_link())
     if len(results) == 1:
         log = _apply(results[0].output, bundle.back)
         return SimRun(_compile_outcome(results[0], log, task, renames), toolchain_limit=logs.toolchain_limit(log, task.files))
     text = _read_preprocessed(work, kept) if preprocess else None
-    if len(results) < len(steps):  # the compiler accepted the design but its preprocessor alone did not
+    if len(results) <= at:  # the compiler accepted the design but its preprocessor alone did not
         what = f"preprocessing {design} for the structural checks failed: {results[1].output.strip()[:300]}"
         return SimRun(Outcome(RESOURCE_LIMIT, what, truncate_log(results[1].output)))
-    return dataclasses.replace(_sim_run(task, options, results[-1], tag, bundle.back, budget), preprocessed=text)
+    after = results[at + 1] if len(results) > at + 1 else None
+    return dataclasses.replace(_sim_run(task, options, results[at], tag, bundle.back, budget), preprocessed=text, after=after)
+
+
+@functools.cache
+def yosys_link() -> str | None:
+    """Yosys as the sandbox finds it, for the stand-in /proc/self/exe of the simulation's sandbox (Yosys
+    finds its data through that link and runs there after a pass); None without Yosys."""
+    found = shutil.which("yosys", path=BASE_PATH)
+    return os.path.realpath(found) if found else None
 
 
 def _read_preprocessed(work: Path, name: str) -> str | None:
