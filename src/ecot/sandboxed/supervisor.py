@@ -120,8 +120,7 @@ def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, inherit_limits:
         if gate is not None:
             if not (results and reported(results[-1], gate["tag"], gate["pattern"])):
                 break
-            if os.getpid() == 1:
-                kill_everyone_else()  # nothing of the steps before may still run beside it
+            _clean_namespace()  # as PID 1: nothing of the steps before still runs, nothing is left in /tmp
         if not _wrote_fresh(job):
             break
         result = run_job(job, uid, inherit_limits)

@@ -187,8 +187,9 @@ CASES: DomainCases = {
     Attack.PERSIST: Case("marker_files_for_the_next_job", POPCOUNT, text(a.PLANT), then=text(a.FIND_PLANTED), options=OFF),
     Attack.FORK_BOMB: Case("fork_loop", POPCOUNT, text(a.FORK_BOMB), label_in(TIMEOUT, RUNTIME_ERROR, RESOURCE_LIMIT, OUTPUT_MISMATCH),
                            wall_s=HANG_WALL_S, options=OFF, host=within(3 * HANG_WALL_S + 5)),
-    Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, text(a.MEMORY_BOMB), label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT),
-                             options=OFF, host=within(15.0)),
+    # the address-space limit bounds it; the baseline's CPU budget (2 s) may end the filling first
+    Attack.MEMORY_BOMB: Case("malloc_loop", POPCOUNT, text(a.MEMORY_BOMB),
+                             label_in(OUTPUT_MISMATCH, RUNTIME_ERROR, RESOURCE_LIMIT, TIMEOUT), options=OFF, host=within(15.0)),
     Attack.ENDLESS_LOOP: [
         Case("spin_with_a_sleeper", POPCOUNT, text(ENDLESS), label_in(TIMEOUT), wall_s=HANG_WALL_S, options=OFF,
              host=no_process_left(SLEEPER)),
