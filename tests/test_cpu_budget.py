@@ -4,7 +4,10 @@ seconds sooner."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+
+import pytest
 
 from ecot.audit.common import bundled_task, describe, with_changes
 from ecot.core.outcome import PASS, TIMEOUT
@@ -91,3 +94,21 @@ def test_an_assembly_task_without_a_factor_keeps_the_drivers_own_alarm(asm: Back
     task = with_changes(bundled_task(ASM_TASK), {"time_factor": None}, wall_s=2.0)
     outcome = asm.run(task, ASM_SPIN)
     assert outcome.label == TIMEOUT and outcome.diagnostic.startswith("`argmax` did not return within 2 s on case 0"), describe(outcome)
+
+
+def test_a_reference_that_does_not_simulate_is_measured_once_and_gives_no_budget(rtl: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept in the task cache as broken (it fails the same way every time): later evaluations neither run
+    it again nor get a budget from it, and a passing-looking run still cannot pass without its profile."""
+    from ecot import sandbox
+
+    task = bundled_task(TASK)
+    broken = dataclasses.replace(task, reference=(task.reference or "").replace("endmodule", "  wire [1:0] bad = ;\nendmodule"))
+    with pytest.raises(ValueError, match="the reference does not simulate"):
+        expect._reference(broken, options(broken))
+    ran: list[object] = []
+    real = sandbox.run_steps
+    monkeypatch.setattr(sandbox, "run_steps", lambda *a, **k: ran.append(a) or real(*a, **k))
+    assert expect.cpu_budget(broken, options(broken)) is None
+    with pytest.raises(ValueError, match="the reference does not simulate"):
+        expect._reference(broken, options(broken))
+    assert ran == []

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecot import sandbox
-from ecot.core.outcome import Outcome, infra_error
+from ecot.core.outcome import TIMEOUT, Outcome, infra_error
 from ecot.core.task import Task
 from ecot.domains import budget, taskcache
 from ecot.domains.budget import CpuBudget
@@ -42,6 +42,7 @@ class Profile:
     source: str  # where the expectation comes from, for diagnostics
     toolchain_limit: str | None = None  # the simulator cannot compile the task's own files with the reference
     cpu_s: float | None = None  # the reference's simulation CPU time (kernel accounting), when measured
+    broken: str | None = None  # why the reference does not simulate here (then there is no expectation)
 
 
 def check(task: Task, options: RtlOptions, run: rtl_sim.SimRun, candidate: str) -> Outcome:
@@ -100,7 +101,16 @@ def profile(task: Task, options: RtlOptions) -> Profile:
 
 
 def _reference(task: Task, options: RtlOptions) -> Profile:
-    """What the task's reference shows when simulated (measured once per task and toolchain)."""
+    """What the task's reference shows when simulated; ValueError when it does not simulate here."""
+    found = _measured(task, options)
+    if found.broken is not None:
+        raise ValueError(found.broken)
+    return found
+
+
+def _measured(task: Task, options: RtlOptions) -> Profile:
+    """The reference's run, measured once per task and toolchain: a broken reference is kept as such too
+    (it would fail the same way every time), a reference that ran out of time is not (the machine's load)."""
     return taskcache.lookup("rtl-reference", profile_key(task, options), lambda: _measure(task, options), _dump, _load)
 
 
@@ -119,11 +129,12 @@ def _dump(profile: Profile) -> dict[str, Any]:
 
 def _load(entry: dict[str, Any]) -> Profile:
     samples, ends, source, limit = entry["samples"], entry["ends_itself"], entry["source"], entry["toolchain_limit"]
-    cpu = entry["cpu_s"]
+    cpu, broken = entry["cpu_s"], entry["broken"]
     if not (samples is None or type(samples) is int) or type(ends) is not bool or not isinstance(source, str) \
-            or not (limit is None or isinstance(limit, str)) or not (cpu is None or type(cpu) in (int, float) and cpu >= 0):
+            or not (limit is None or isinstance(limit, str)) or not (cpu is None or type(cpu) in (int, float) and cpu >= 0) \
+            or not (broken is None or isinstance(broken, str)):
         raise ValueError("not a reference profile")
-    return Profile(samples, ends, source, limit, cpu)
+    return Profile(samples, ends, source, limit, cpu, broken)
 
 
 def cpu_budget(task: Task, options: RtlOptions) -> CpuBudget | None:
@@ -134,8 +145,8 @@ def cpu_budget(task: Task, options: RtlOptions) -> CpuBudget | None:
     if options.time_factor is None or task.reference is None:
         return None
     try:
-        measured = _reference(task, options).cpu_s
-    except ValueError:  # a reference that does not simulate: the task's limits alone
+        measured = _measured(task, options).cpu_s  # None for a reference that does not simulate: the task's limits
+    except ValueError:  # it ran out of time (not kept): the task's limits alone
         return None
     return budget.from_reference(options, measured, task.limits.cpu_s, "the reference's simulation")
 
@@ -147,8 +158,11 @@ def _measure(task: Task, options: RtlOptions) -> Profile:
         return Profile(None, False, "the reference", run.toolchain_limit)
     if not run.finished:
         # the reference does not simulate here (a broken task): the expected work is unknown, so no verdict
-        raise ValueError(f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
-                         "so the expected number of samples is unknown; set option samples or fix the reference")
+        why = (f"task {task.id}: the reference does not simulate ({run.outcome.label}: {run.outcome.diagnostic}), "
+               "so the expected number of samples is unknown; set option samples or fix the reference")
+        if run.outcome.label == TIMEOUT:
+            raise ValueError(why)
+        return Profile(None, False, "the reference", broken=why)
     samples = run.outcome.metrics.get("samples")
     return Profile(int(samples) if samples is not None else None, run.ended_by_testbench, "the reference", cpu_s=run.cpu_s)
 
