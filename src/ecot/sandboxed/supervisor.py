@@ -180,7 +180,10 @@ def _lower_cpu_limit(pid: int, cpu_s: float) -> None:
     cpu = max(1, int(cpu_s + 0.999))
     inherited = resource.getrlimit(resource.RLIMIT_CPU)[0]
     if inherited == resource.RLIM_INFINITY or cpu < inherited:
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
+        try:
+            resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
+        except ProcessLookupError:  # it has ended already: nothing left to limit
+            pass
 
 
 def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, float]:
