@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import resource
 import selectors
 import signal
@@ -20,6 +19,8 @@ import sys
 import time
 from collections.abc import Callable
 from typing import IO, Any
+
+from ecot.sandboxed import steps
 
 HEADER = struct.Struct("!I")
 
@@ -112,32 +113,22 @@ def run_job(job: dict[str, Any], uid: int | None = None, inherit_limits: bool = 
 
 def run_jobs(jobs: list[dict[str, Any]], uid: int | None = None, inherit_limits: bool = False) -> list[dict[str, Any]]:
     """Run jobs in order, stopping after the first that fails, times out or floods its output, and before
-    one whose `only_after` the previous job's output does not meet (see reported) or whose fresh files
+    one whose `only_after` the previous job's output does not meet (steps.reported) or whose fresh files
     cannot be written (a name an earlier job took, a full work dir): the caller sees it was not run."""
     results: list[dict[str, Any]] = []
     for job in jobs:
         gate = job.get("only_after")
         if gate is not None:
-            if not (results and reported(results[-1], gate["tag"], gate["pattern"])):
+            if not (results and steps.reported(results[-1], gate["tag"], gate["pattern"])):
                 break
             _clean_namespace()  # as PID 1: nothing of the steps before still runs, nothing is left in /tmp
-        if not _wrote_fresh(job):
+        if not steps.wrote_fresh(job):
             break
         result = run_job(job, uid, inherit_limits)
         results.append(result)
         if result["returncode"] != 0 or result["timed_out"] or result["output_overflow"]:
             break
     return results
-
-
-def reported(result: dict[str, Any], tag: str, pattern: str) -> bool:
-    """Whether a job printed a line holding the secret tag whose text after the tag matches pattern (a
-    testbench's own pass line: text without the tag, whatever prints it, does not count)."""
-    for stream in ("stdout", "stderr"):
-        for line in base64.b64decode(result[stream]).decode("utf-8", "replace").splitlines():
-            if tag in line and re.search(pattern, "".join(line.split(tag)[1:]).strip()):
-                return True
-    return False
 
 
 def _spawn_and_wait(job: dict[str, Any], limits: dict[str, Any], stdin: bytes | None, uid: int | None, inherit: bool) -> dict[str, Any]:
@@ -192,20 +183,6 @@ def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, float]:
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, round(usage.ru_utime + usage.ru_stime, 4)
-
-
-def _wrote_fresh(job: dict[str, Any]) -> bool:
-    """Write the job's fresh files as it starts: new regular files, never where a name is taken (by an
-    earlier job of the request, which could only have guessed it) and never through a link. False when one
-    cannot be written: the job is then not run, and never on what an earlier job left."""
-    for name, data in (job.get("fresh") or {}).items():
-        try:
-            fd = os.open(os.path.join(job["cwd"], name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(base64.b64decode(data))
-        except OSError:
-            return False
-    return True
 
 
 def _open_fifo(path: str, data: bytes) -> str:
