@@ -59,7 +59,7 @@ def test_a_hanging_design_stops_at_the_budget_not_at_the_tasks_limit(rtl: Backen
     assert outcome.label == TIMEOUT, describe(outcome)
     assert "used more than 2 s of CPU time" in outcome.diagnostic and "of the reference's simulation" in outcome.diagnostic, outcome.diagnostic
     assert outcome.metrics.get("stage") == "simulation"
-    assert took < 6.0, f"took {took:.1f} s with a 2 s budget"
+    assert took < 8.0, f"took {took:.1f} s with a 2 s budget (the task allows 10 s)"
     assert rtl.run(task, HEAD + MUX).label == PASS  # the right design under the same budget
 
 
@@ -86,7 +86,7 @@ def test_an_assembly_program_that_spins_stops_at_the_baselines_budget(asm: Backe
     assert outcome.label == TIMEOUT, describe(outcome)
     assert outcome.diagnostic.startswith("the test program used more than 2 s of CPU time (50x the "), outcome.diagnostic
     assert "of the baseline's run on the same cases, at least 2 s; option time_factor)" in outcome.diagnostic
-    assert took < 6.0, f"took {took:.1f} s with a 2 s budget"
+    assert took < 8.0, f"took {took:.1f} s with a 2 s budget (the task allows 10 s)"
     assert asm.run(task, task.reference or "").label == PASS
 
 

@@ -243,7 +243,7 @@ VERILOG_CASES: DomainCases = {
         Case("zero_delay_loop", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), wall_s=3.0,
              options={"plusargs": [f"+{SPIN_MARKER}"]}, host=no_process_left(SPIN_MARKER, grace_s=2.0)),
         # with the task's own 10 s: the reference's CPU budget (2 s here) ends it, whatever the design does
-        Case("loop_under_the_reference_budget", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), host=within(6.0)),
+        Case("loop_under_the_reference_budget", TASK, design(SPIN + CORRECT_MUX), label_in(TIMEOUT), host=within(8.0)),
     ],
     Attack.OUTPUT_FLOOD: Case("display_flood", TASK, design(FLOOD + CORRECT_MUX), label_in(RESOURCE_LIMIT), host=within(5.0)),
     Attack.NETWORK: NotApplicable(
