@@ -12,7 +12,8 @@ from typing import Any
 
 def reported(result: dict[str, Any], tag: str, pattern: str) -> bool:
     """Whether a job printed a line holding the secret tag whose text after the tag matches pattern (a
-    testbench's own pass line: text without the tag, whatever prints it, does not count)."""
+    testbench's own pass line: text without the tag, whatever prints it, does not count). The host reads
+    the lines the same way (ecot.domains.rtl.logs.trusted_lines), which this standard-library side cannot import."""
     for stream in ("stdout", "stderr"):
         for line in base64.b64decode(result[stream]).decode("utf-8", "replace").splitlines():
             if tag in line and re.search(pattern, "".join(line.split(tag)[1:]).strip()):

@@ -81,10 +81,12 @@ class RtlBackend(Backend[RtlOptions]):
             return Outcome(ELABORATION_ERROR, what, "\n".join(refused))
         # without a directive the preprocessor acts on, it would return the text unchanged
         directives = rtl_logs.needs_preprocessor(candidate)
-        with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, options, candidate, mode, directives) as ahead:
+        # what Yosys reads when it may start before the simulation's verdict: beside it (cores to spare) or
+        # after it in the same sandbox request; a design with directives waits for the preprocessed text
+        early = None if directives or mode == "off" else checks.checked_source(options, candidate)
+        with sandbox.workdir("ecot-rtl-") as work, self._yosys_ahead(task, options, early if self.overlap else None) as ahead:
             wanted = directives and (mode != "off" or options.lint)
-            after = None if self.overlap or directives or mode == "off" else checks.checked_source(options, candidate)
-            outcome, preprocessed, ran = self._simulate(task, options, candidate, work, wanted, after)
+            outcome, preprocessed, ran = self._simulate(task, options, candidate, work, wanted, None if self.overlap else early)
             return self._checks(task, options, preprocessed if directives else candidate, work, outcome, mode, ahead, ran)
 
     @staticmethod
@@ -105,17 +107,12 @@ class RtlBackend(Backend[RtlOptions]):
 
     @contextmanager
     def _yosys_ahead(
-        self, task: Task, options: RtlOptions, candidate: str, mode: str, directives: bool
+        self, task: Task, options: RtlOptions, checked: str | Outcome | None
     ) -> Iterator[Future[sandbox.ExecResult] | None]:
-        """With `overlap`, Yosys reads the design while it is simulated (its verdict counts only if the
-        simulation passes or hangs), within checks.AHEAD_S. Not for a design with directives (Yosys must
-        read the text the simulator's preprocessor produced) nor for gate counts (a full synthesis).
-        Leaving waits for Yosys, whose folder is its own."""
-        if not self.overlap or directives or mode == "off" or options.gate_count:
-            yield None
-            return
-        checked = checks.checked_source(options, candidate)
-        if isinstance(checked, Outcome):
+        """Yosys reads `checked` (the design, when it needs no preprocessing) while it is simulated (its
+        verdict counts only if the simulation passes or hangs), within checks.AHEAD_S. Not for gate counts
+        (a full synthesis). Leaving waits for Yosys, whose folder is its own."""
+        if not isinstance(checked, str) or options.gate_count:
             yield None
             return
 
